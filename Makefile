@@ -1,0 +1,175 @@
+# Makefile - build, boot and test testbed.
+#
+#   make / make iso   build/kernel.elf and build/testbed.iso (BIOS + UEFI hybrid)
+#   make run          boot the ISO in QEMU, serial console on this terminal
+#   make test         host unit tests + the QEMU test matrix; "N passed, N failed"
+#   make debug        QEMU paused with a gdb stub, gdb attached with symbols
+#   make deps         install the Debian packages the others need
+#
+# Variables: TOPO (tests/topologies/<name>.topo), FIRMWARE=bios|uefi,
+# ACCEL=tcg|kvm, ARGS="kernel command line", CROSS_COMPILE=, CC=.
+
+TOPO     ?= story
+FIRMWARE ?=
+ACCEL    ?= tcg
+ARGS     ?=
+
+# Toolchain, as Linux does it: CROSS_COMPILE prefixes the binutils and gcc;
+# CC=clang replaces the compiler alone.
+ifeq ($(origin CC),default)
+CC := $(CROSS_COMPILE)gcc
+endif
+LD      := $(CROSS_COMPILE)ld
+NM      := $(CROSS_COMPILE)nm
+OBJCOPY := $(CROSS_COMPILE)objcopy
+NASM    ?= nasm
+HOSTCC  ?= cc
+PYTHON  ?= python3
+AWK     ?= awk
+
+B := build
+
+# Quiet by default, kbuild style: "  CC  kernel/main.c". make V=1 shows commands.
+ifeq ($(V),1)
+Q :=
+quiet = @true
+else
+Q := @
+quiet = @printf '  %-7s %s\n'
+endif
+VERSION := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
+
+CFLAGS := -std=gnu11 -O2 -g \
+	-ffreestanding -mno-red-zone -mgeneral-regs-only -fno-pic -fno-pie \
+	-mcmodel=kernel -fno-stack-protector -fno-common -fno-strict-aliasing \
+	-fno-omit-frame-pointer -mno-omit-leaf-frame-pointer \
+	-fno-asynchronous-unwind-tables \
+	-Wall -Wextra -Werror -Wno-unused-parameter \
+	-iquote include -MMD -MP -DTESTBED_VERSION='"$(VERSION)"'
+NASMFLAGS := -f elf64 -g -F dwarf -Werror
+LDFLAGS := -nostdlib -static -z max-page-size=0x1000 -z noexecstack \
+	$(shell $(LD) --help 2>/dev/null | grep -q no-warn-rwx-segments && echo --no-warn-rwx-segments)
+
+KERNEL_C   := $(wildcard kernel/*.c drivers/*.c tests/kernel/*.c)
+KERNEL_ASM := boot/boot.asm kernel/entry.asm
+KERNEL_OBJ := $(KERNEL_C:%.c=$(B)/%.o) $(KERNEL_ASM:%.asm=$(B)/%.asm.o)
+
+# Pure modules that also build for the host, and their unit tests.
+HOST_MODULES := kernel/format.c kernel/cmdline.c kernel/mb2.c kernel/ksyms.c \
+	kernel/ktest.c kernel/memmap.c
+HOST_TESTS   := $(wildcard tests/host/*.c) tests/kernel/ktest_test.c
+HOST_CFLAGS  := -std=gnu11 -O1 -g -Wall -Wextra -Werror -Wno-unused-parameter \
+	-iquote include -fsanitize=address,undefined -fno-sanitize-recover=all \
+	-fno-omit-frame-pointer -DHOST_TEST
+
+.PHONY: all iso run debug test host-test deps clean
+all: iso
+iso: $(B)/testbed.iso
+
+# --- kernel -----------------------------------------------------------------
+
+$(B)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(quiet) CC $<
+	$(Q)$(CC) $(CFLAGS) -c $< -o $@
+
+$(B)/%.asm.o: %.asm | deps
+	@mkdir -p $(dir $@)
+	$(quiet) NASM $<
+	$(Q)$(NASM) $(NASMFLAGS) $< -o $@
+
+# The symbol table for backtraces (see include/ksyms.h): link once with an
+# empty table, list the text symbols, link again with them. Text comes
+# first in the image, so its addresses do not move between the links; the
+# last step checks that.
+$(B)/ksyms0.c: kernel/ksyms.awk
+	@mkdir -p $(B)
+	$(Q)$(AWK) -f kernel/ksyms.awk < /dev/null > $@
+$(B)/kernel.pass1.elf: $(KERNEL_OBJ) $(B)/ksyms0.o linker.ld
+	$(quiet) LD $@
+	$(Q)$(LD) $(LDFLAGS) -T linker.ld -o $@ $(KERNEL_OBJ) $(B)/ksyms0.o
+$(B)/ksyms1.c: $(B)/kernel.pass1.elf kernel/ksyms.awk
+	$(quiet) KSYMS $@
+	$(Q)$(NM) -n $< | $(AWK) -f kernel/ksyms.awk > $@
+$(B)/kernel.elf: $(KERNEL_OBJ) $(B)/ksyms1.o linker.ld
+	$(quiet) LD $@
+	$(Q)$(LD) $(LDFLAGS) -T linker.ld -o $@ $(KERNEL_OBJ) $(B)/ksyms1.o
+	$(Q)$(NM) -n $@ | $(AWK) -f kernel/ksyms.awk | cmp -s - $(B)/ksyms1.c || \
+		{ echo "ksyms: text addresses moved between links" >&2; rm -f $@; exit 1; }
+$(B)/ksyms%.o: $(B)/ksyms%.c
+	$(Q)$(CC) $(CFLAGS) -c $< -o $@
+
+# --- ISO: GRUB for BIOS (El Torito + MBR) and UEFI (EFI system partition) ---
+
+$(B)/testbed.iso: $(B)/kernel.elf iso/grub.cfg | deps
+	$(quiet) ISO $@
+	$(Q)rm -rf $(B)/isodir
+	$(Q)mkdir -p $(B)/isodir/boot/grub
+	$(Q)$(OBJCOPY) --strip-debug $(B)/kernel.elf $(B)/isodir/boot/kernel.elf
+	$(Q)cp iso/grub.cfg $(B)/isodir/boot/grub/grub.cfg
+	$(Q)grub-mkrescue -o $@ $(B)/isodir > $(B)/grub-mkrescue.log 2>&1 || \
+		{ cat $(B)/grub-mkrescue.log; exit 1; }
+
+# --- running ----------------------------------------------------------------
+
+RUNFLAGS = --topo $(TOPO) --accel $(ACCEL) $(if $(FIRMWARE),--firmware $(FIRMWARE)) --args "$(ARGS)"
+
+run: $(B)/testbed.iso | deps
+	$(PYTHON) tests/run.py run $(RUNFLAGS)
+
+debug: $(B)/testbed.iso | deps
+	$(PYTHON) tests/run.py run --debug $(RUNFLAGS)
+
+# --- tests ------------------------------------------------------------------
+
+$(B)/host/unit: $(HOST_MODULES) $(HOST_TESTS) $(wildcard include/*.h)
+	@mkdir -p $(dir $@)
+	$(quiet) HOSTCC $@
+	$(Q)$(HOSTCC) $(HOST_CFLAGS) $(HOST_MODULES) $(HOST_TESTS) -o $@
+
+host-test: $(B)/host/unit
+	$(B)/host/unit
+
+test: $(B)/testbed.iso $(B)/host/unit | deps
+	$(PYTHON) tests/test_run.py
+	$(PYTHON) tests/run.py test --accel $(ACCEL) --host $(B)/host/unit --matrix tests/matrix
+
+# --- tools ------------------------------------------------------------------
+
+# What `make deps` ensures: a command or a path, and the Debian package
+# that provides it.
+DEPS := \
+	nasm:nasm \
+	grub-mkrescue:grub-common \
+	/usr/lib/grub/i386-pc:grub-pc-bin \
+	/usr/lib/grub/x86_64-efi:grub-efi-amd64-bin \
+	xorriso:xorriso \
+	mformat:mtools \
+	qemu-system-x86_64:qemu-system-x86 \
+	/usr/share/OVMF:ovmf \
+	python3:python3 \
+	gdb:gdb
+
+deps:
+	@missing=""; \
+	for d in $(DEPS); do \
+		what=$${d%%:*}; pkg=$${d##*:}; \
+		case $$what in \
+		/*) [ -e "$$what" ] ;; \
+		*) command -v "$$what" > /dev/null ;; \
+		esac || missing="$$missing $$pkg"; \
+	done; \
+	[ -z "$$missing" ] && exit 0; \
+	echo "deps: missing packages:$$missing"; \
+	if [ "$$(id -u)" = 0 ]; then sudo=""; \
+	elif command -v sudo > /dev/null; then sudo="sudo"; \
+	else echo "deps: as root, run: apt-get update && apt-get install -y$$missing"; exit 1; fi; \
+	if ! command -v apt-get > /dev/null; then \
+		echo "deps: no apt-get here; install the equivalents of:$$missing"; exit 1; fi; \
+	$$sudo apt-get update -qq && \
+	DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq --no-install-recommends $$missing
+
+clean:
+	rm -rf $(B)
+
+-include $(shell find $(B) -name '*.d' 2>/dev/null)

@@ -1,0 +1,211 @@
+/*
+ * fbcon.c - the framebuffer console.
+ *
+ * The screen is a grid of cols x rows character cells. The text lives in a
+ * shadow grid in RAM (cells[][]); the framebuffer only ever gets written,
+ * never read, because reads from video memory are painfully slow on real
+ * hardware. Scrolling moves the shadow grid up by a quarter of the screen
+ * and redraws every cell, so its cost is paid once per rows/4 lines.
+ *
+ * Pixel formats come from the multiboot2 tag: for each of red, green and
+ * blue a bit position and a width; pack() puts an 8-bit-per-channel color
+ * into that layout.
+ *
+ * Invariant: 0 <= cur_col < cols and 0 <= cur_row < rows between calls;
+ * cells[][] always holds what the screen shows.
+ */
+#include "fbcon.h"
+#include "font.h"
+#include "kstring.h"
+#include "printk.h"
+#include "vm.h"
+
+#define MAX_COLS 256
+#define MAX_ROWS 160
+#define FG_RGB 0xc0c0c0         /* light grey */
+#define BG_RGB 0x000020         /* very dark blue: shows the console is alive */
+#define VGA_TEXT_ATTR 0x07      /* light grey on black */
+
+static struct mb2_framebuffer fb;
+static u8 *vram;
+static u32 bytes_pp;
+static u32 cols, rows, cur_col, cur_row;
+static u32 fg, bg;
+static bool text_mode, active;
+static char cells[MAX_ROWS][MAX_COLS];
+
+static u32 pack(u32 rgb)
+{
+	u32 r = (rgb >> 16) & 0xff, g = (rgb >> 8) & 0xff, b = rgb & 0xff;
+
+	return (r >> (8 - fb.red_size)) << fb.red_pos |
+	       (g >> (8 - fb.green_size)) << fb.green_pos |
+	       (b >> (8 - fb.blue_size)) << fb.blue_pos;
+}
+
+static void put_pixel(u8 *p, u32 value)
+{
+	switch (bytes_pp) {
+	case 4: *(volatile u32 *)p = value; break;
+	case 3: p[0] = value; p[1] = value >> 8; p[2] = value >> 16; break;
+	case 2: *(volatile u16 *)p = (u16)value; break;
+	}
+}
+
+void fbcon_draw_cell(u32 col, u32 row, char c)
+{
+	if (!active || col >= cols || row >= rows)
+		return;
+	if (text_mode) {
+		volatile u16 *cell = (volatile u16 *)(vram + row * fb.pitch) + col;
+		*cell = (u16)VGA_TEXT_ATTR << 8 | (u8)c;
+		return;
+	}
+	const u8 *glyph = font_glyph((unsigned char)c);
+	u8 *line = vram + (u64)row * FONT_HEIGHT * fb.pitch + (u64)col * FONT_WIDTH * bytes_pp;
+	for (u32 y = 0; y < FONT_HEIGHT; y++, line += fb.pitch)
+		for (u32 x = 0; x < FONT_WIDTH; x++)
+			put_pixel(line + x * bytes_pp, (glyph[y] & (0x80 >> x)) ? fg : bg);
+}
+
+u32 fbcon_read_pixel(u32 x, u32 y)
+{
+	u8 *p;
+
+	if (!active || text_mode || x >= fb.width || y >= fb.height)
+		return 0;
+	p = vram + (u64)y * fb.pitch + (u64)x * bytes_pp;
+	switch (bytes_pp) {
+	case 4: return *(volatile u32 *)p;
+	case 3: return p[0] | p[1] << 8 | p[2] << 16;
+	default: return *(volatile u16 *)p;
+	}
+}
+
+static void redraw(void)
+{
+	for (u32 r = 0; r < rows; r++)
+		for (u32 c = 0; c < cols; c++)
+			fbcon_draw_cell(c, r, cells[r][c]);
+}
+
+static void scroll(void)
+{
+	u32 by = rows >= 8 ? rows / 4 : 1;
+
+	for (u32 r = 0; r + by < rows; r++)
+		memcpy(cells[r], cells[r + by], cols);
+	for (u32 r = rows - by; r < rows; r++)
+		memset(cells[r], ' ', cols);
+	cur_row -= by;
+	redraw();
+}
+
+static void newline(void)
+{
+	cur_col = 0;
+	if (++cur_row == rows)
+		scroll();
+}
+
+static void putc(char c)
+{
+	switch (c) {
+	case '\n':
+		newline();
+		return;
+	case '\r':
+		cur_col = 0;
+		return;
+	case '\t':
+		do
+			putc(' ');
+		while (cur_col % 8);
+		return;
+	case '\b':
+		if (cur_col)
+			cur_col--;
+		return;
+	}
+	cells[cur_row][cur_col] = c;
+	fbcon_draw_cell(cur_col, cur_row, c);
+	if (++cur_col == cols)
+		newline();
+}
+
+static void fbcon_write(struct console *con, const char *s, size_t n)
+{
+	(void)con;
+	for (size_t i = 0; i < n; i++)
+		putc(s[i]);
+}
+
+static struct console fb_console = {
+	.name = "fb",
+	.write = fbcon_write,
+};
+
+/* Can we draw into this framebuffer? Says why not. */
+static const char *unsupported(const struct mb2_framebuffer *f)
+{
+	if (f->type == MB2_FB_EGA_TEXT)
+		return NULL;
+	if (f->type != MB2_FB_RGB)
+		return "indexed-color framebuffers are not supported";
+	if (f->bpp != 16 && f->bpp != 24 && f->bpp != 32)
+		return "only 16, 24 and 32 bits per pixel are supported";
+	if (!f->red_size || f->red_size > 8 || !f->green_size || f->green_size > 8 ||
+	    !f->blue_size || f->blue_size > 8)
+		return "odd color channel sizes";
+	if (f->width < FONT_WIDTH || f->height < FONT_HEIGHT)
+		return "smaller than one character";
+	return NULL;
+}
+
+bool fbcon_init(const struct mb2_framebuffer *f, bool bios)
+{
+	static const struct mb2_framebuffer vga_text = {
+		.addr = 0xb8000, .pitch = 160, .width = 80, .height = 25, .bpp = 16,
+		.type = MB2_FB_EGA_TEXT,
+	};
+	const char *why;
+
+	if (!f && bios)
+		f = &vga_text;  /* no tag on a BIOS machine: GRUB left VGA text mode on */
+	if (!f) {
+		pr_info("fbcon: no framebuffer\n");
+		return false;
+	}
+	if ((why = unsupported(f))) {
+		pr_warn("fbcon: framebuffer %ux%u %u bpp type %u: %s\n", f->width, f->height,
+			f->bpp, f->type, why);
+		return false;
+	}
+	fb = *f;
+	text_mode = fb.type == MB2_FB_EGA_TEXT;
+	bytes_pp = text_mode ? 2 : (fb.bpp + 7) / 8;
+	vram = ioremap(fb.addr, (u64)fb.pitch * fb.height, text_mode ? VM_UC : VM_WC);
+	if (!vram)
+		return false;
+	cols = MIN(text_mode ? fb.width : fb.width / FONT_WIDTH, (u32)MAX_COLS);
+	rows = MIN(text_mode ? fb.height : fb.height / FONT_HEIGHT, (u32)MAX_ROWS);
+	fg = text_mode ? 0 : pack(FG_RGB);
+	bg = text_mode ? 0 : pack(BG_RGB);
+	memset(cells, ' ', sizeof(cells));
+	active = true;
+	redraw();
+	console_register(&fb_console, true);
+	pr_info("fbcon: %s %ux%u at 0x%llx, %u bpp, %ux%u characters\n",
+		text_mode ? "VGA text" : "framebuffer", fb.width, fb.height,
+		(unsigned long long)fb.addr, fb.bpp, cols, rows);
+	return true;
+}
+
+void fbcon_get_info(struct fbcon_info *info)
+{
+	*info = (struct fbcon_info){
+		.active = active, .text_mode = text_mode, .width = fb.width,
+		.height = fb.height, .bpp = fb.bpp, .cols = cols, .rows = rows,
+		.fg = fg, .bg = bg,
+	};
+}

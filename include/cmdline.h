@@ -1,0 +1,73 @@
+/*
+ * cmdline.h - the kernel command line: "key=value" tokens, space separated.
+ *
+ * Each subsystem declares the keys it owns where its variable lives:
+ *
+ *	static int console_mode;        // 0 = both (the default), 1 = serial, 2 = fb
+ *	PARAM_CHOICE(console, console_mode, "both", "serial", "fb");
+ *
+ * The declarations land in the "params" section (linker.ld gathers them
+ * between __start_params and __stop_params), so the parser needs no list of
+ * its own. A variable's initial value is the default; a token whose key is
+ * unknown or whose value does not parse is reported as
+ *	cmdline: ignored <token>: <why>
+ * and changes nothing. When a key repeats, the last good value wins.
+ *
+ * The line is GRUB's (multiboot2 tag) followed by QEMU's fw_cfg file
+ * opt/testbed/cmdline, so one ISO serves every test boot.
+ */
+#ifndef CMDLINE_H
+#define CMDLINE_H
+
+#include "types.h"
+
+enum param_type {
+	PARAM_CHOICE,           /* one of a list of words: int var = index */
+	PARAM_U64,              /* decimal or 0x hex number in [min, max]: u64 var */
+	PARAM_SIZE,             /* like U64, with an optional K, M or G suffix (x1024^n) */
+	PARAM_STR,              /* any text without spaces: char var[size] */
+};
+
+struct param {
+	const char *key;
+	enum param_type type;
+	void *var;
+	const char *const *choices;     /* PARAM_CHOICE: NULL-terminated */
+	u64 min, max;                   /* PARAM_U64, PARAM_SIZE */
+	size_t size;                    /* PARAM_STR: buffer size including the NUL */
+} __aligned(8);
+
+#define PARAM_SECTION __used __section("params") __aligned(8)
+
+/* key is written as a C string: PARAM_CHOICE("rcu.mode", rcu_mode, "fqs", "count"). */
+#define PARAM_CHOICE(key_, var_, ...)                                               \
+	static const char *const var_##_choices[] = { __VA_ARGS__, NULL };          \
+	static const struct param var_##_param PARAM_SECTION = {                    \
+		.key = key_, .type = PARAM_CHOICE, .var = &var_, .choices = var_##_choices }
+#define PARAM_U64(key_, var_, min_, max_)                                           \
+	static const struct param var_##_param PARAM_SECTION = {                    \
+		.key = key_, .type = PARAM_U64, .var = &var_, .min = min_, .max = max_ }
+#define PARAM_SIZE(key_, var_, min_, max_)                                          \
+	static const struct param var_##_param PARAM_SECTION = {                    \
+		.key = key_, .type = PARAM_SIZE, .var = &var_, .min = min_, .max = max_ }
+#define PARAM_STR(key_, var_)                                                       \
+	static const struct param var_##_param PARAM_SECTION = {                    \
+		.key = key_, .type = PARAM_STR, .var = var_, .size = sizeof(var_) }
+
+/*
+ * Apply every token of line to the matching param of params[0..n). The line
+ * is not modified. Returns the number of tokens ignored.
+ */
+int cmdline_parse(const char *line, const struct param *params, size_t n);
+
+/*
+ * Parse a number: decimal, or hex with 0x; with allow_suffix, a trailing
+ * K, M or G multiplies by 2^10, 2^20, 2^30. On failure returns false and
+ * sets *why to a short reason ("not a number", "too large").
+ */
+bool parse_u64(const char *s, size_t len, bool allow_suffix, u64 *out, const char **why);
+
+/* The kernel's parameters, from the params section. */
+extern const struct param __start_params[], __stop_params[];
+
+#endif

@@ -1,0 +1,33 @@
+/*
+ * fbcon.h - a text console on the boot framebuffer.
+ *
+ * On a UEFI machine without a serial port the framebuffer GRUB sets up is
+ * the only output there is. fbcon draws characters from the 8x16 bitmap
+ * font (drivers/font8x16.c) into a linear RGB framebuffer of 16, 24 or 32
+ * bits per pixel, or writes them into EGA text memory when GRUB left the
+ * screen in text mode.
+ */
+#ifndef FBCON_H
+#define FBCON_H
+
+#include "mb2.h"
+#include "types.h"
+
+/* Take over the framebuffer fb (NULL: none; bios: may try VGA text at 0xb8000). */
+bool fbcon_init(const struct mb2_framebuffer *fb, bool bios);
+
+struct fbcon_info {
+	bool active;
+	bool text_mode;         /* EGA text instead of pixels */
+	u32 width, height, bpp; /* pixels (characters in text mode) */
+	u32 cols, rows;
+	u32 fg, bg;             /* pixel values of the text and the background */
+};
+
+void fbcon_get_info(struct fbcon_info *info);
+
+/* Draw c in cell (col, row) directly, and read back a pixel: for tests. */
+void fbcon_draw_cell(u32 col, u32 row, char c);
+u32 fbcon_read_pixel(u32 x, u32 y);
+
+#endif

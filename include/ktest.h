@@ -1,0 +1,133 @@
+/*
+ * ktest.h - a small KUnit-like test framework, for the kernel and the host.
+ *
+ * A test case is a function taking a struct ktest *; a suite is a named
+ * list of cases; suites register themselves with KTEST_SUITE() into the
+ * ktest_suites section, so the runner finds them without a central list.
+ *
+ *	static void adds_up(struct ktest *t)
+ *	{
+ *		EXPECT_EQ(t, 1 + 1, 2);         // records a failure, goes on
+ *		ASSERT_TRUE(t, ptr != NULL);    // records a failure, returns
+ *	}
+ *	static const struct ktest_case math_cases[] = { KTEST(adds_up), {} };
+ *	KTEST_SUITE(math, math_cases);
+ *
+ * Output is KTAP version 1, as Linux's KUnit prints it, so its kunit.py
+ * and our tests/run.py both read it. A failed check prints the expression,
+ * both values and file:line as KTAP diagnostics ("# ..."). ASSERT_* return
+ * from the case function, so use them only in the case function itself.
+ *
+ * The same code runs on the host (tests/host/), built with ASan and UBSan.
+ */
+#ifndef KTEST_H
+#define KTEST_H
+
+#include "types.h"
+
+enum ktest_status { KTEST_PASS, KTEST_FAIL, KTEST_SKIP };
+
+struct ktest {
+	const char *name;       /* the running case */
+	enum ktest_status status;
+	const char *skip_reason;
+	bool quiet;             /* don't print diagnostics (the framework's own tests) */
+};
+
+struct ktest_case {
+	const char *name;
+	void (*run)(struct ktest *t);
+};
+
+struct ktest_suite {
+	const char *name;
+	const struct ktest_case *cases;         /* ended by an entry with run == NULL */
+	bool manual;            /* run only when named in test=, never by test=all */
+};
+
+#define KTEST(fn) { #fn, fn }
+
+#define KTEST_SUITE(name_, cases_)                                                   \
+	static const struct ktest_suite name_##_suite = { #name_, cases_, false };   \
+	static const struct ktest_suite *const name_##_suite_ptr                     \
+		__used __section("ktest_suites") = &name_##_suite
+/* A suite that only runs when asked for by name (deliberate panics, failures). */
+#define KTEST_SUITE_MANUAL(name_, cases_)                                            \
+	static const struct ktest_suite name_##_suite = { #name_, cases_, true };    \
+	static const struct ktest_suite *const name_##_suite_ptr                     \
+		__used __section("ktest_suites") = &name_##_suite
+
+extern const struct ktest_suite *const __start_ktest_suites[];
+extern const struct ktest_suite *const __stop_ktest_suites[];
+
+/* Record the outcome of a check; false if it failed. Used by the macros. */
+bool ktest_check(struct ktest *t, bool ok, const char *file, int line, const char *expr);
+bool ktest_check_eq(struct ktest *t, bool ok, const char *file, int line, const char *op,
+		    const char *left_expr, u64 left, const char *right_expr, u64 right);
+bool ktest_check_str(struct ktest *t, bool ok, const char *file, int line,
+		     const char *left_expr, const char *left, const char *right_expr,
+		     const char *right);
+
+/* Print a "# case: ..." diagnostic line under the running case. */
+void ktest_log(struct ktest *t, const char *fmt, ...) __printf(2, 3);
+
+/* Mark the case skipped (an ok result with "# SKIP reason"); returns. */
+#define KTEST_SKIP(t, reason)                                                   \
+	do {                                                                    \
+		(t)->status = KTEST_SKIP;                                       \
+		(t)->skip_reason = (reason);                                    \
+		return;                                                         \
+	} while (0)
+
+#define KTEST_CHECK_OP_(t, fatal, a, op, b)                                                  \
+	do {                                                                                 \
+		u64 l_ = (u64)(a), r_ = (u64)(b);                                            \
+		if (!ktest_check_eq(t, l_ op r_, __FILE__, __LINE__, #op, #a, l_, #b, r_) && \
+		    (fatal))                                                                 \
+			return;                                                              \
+	} while (0)
+
+/* Values are compared as u64: pointers, sizes and addresses all fit. */
+#define EXPECT_EQ(t, a, b) KTEST_CHECK_OP_(t, false, a, ==, b)
+#define EXPECT_NE(t, a, b) KTEST_CHECK_OP_(t, false, a, !=, b)
+#define EXPECT_LT(t, a, b) KTEST_CHECK_OP_(t, false, a, <, b)
+#define EXPECT_LE(t, a, b) KTEST_CHECK_OP_(t, false, a, <=, b)
+#define EXPECT_GT(t, a, b) KTEST_CHECK_OP_(t, false, a, >, b)
+#define EXPECT_GE(t, a, b) KTEST_CHECK_OP_(t, false, a, >=, b)
+#define ASSERT_EQ(t, a, b) KTEST_CHECK_OP_(t, true, a, ==, b)
+#define ASSERT_NE(t, a, b) KTEST_CHECK_OP_(t, true, a, !=, b)
+#define ASSERT_LT(t, a, b) KTEST_CHECK_OP_(t, true, a, <, b)
+#define ASSERT_LE(t, a, b) KTEST_CHECK_OP_(t, true, a, <=, b)
+#define ASSERT_GT(t, a, b) KTEST_CHECK_OP_(t, true, a, >, b)
+#define ASSERT_GE(t, a, b) KTEST_CHECK_OP_(t, true, a, >=, b)
+
+#define EXPECT_TRUE(t, cond) ((void)ktest_check(t, !!(cond), __FILE__, __LINE__, #cond))
+#define EXPECT_FALSE(t, cond) ((void)ktest_check(t, !(cond), __FILE__, __LINE__, "!(" #cond ")"))
+#define ASSERT_TRUE(t, cond)                                                     \
+	do {                                                                     \
+		if (!ktest_check(t, !!(cond), __FILE__, __LINE__, #cond))        \
+			return;                                                  \
+	} while (0)
+#define ASSERT_FALSE(t, cond) ASSERT_TRUE(t, !(cond))
+
+#define KTEST_STR_(t, fatal, a, b)                                                        \
+	do {                                                                              \
+		const char *l_ = (a), *r_ = (b);                                          \
+		bool ok_ = l_ && r_ && !strcmp(l_, r_);                                   \
+		if (!ktest_check_str(t, ok_, __FILE__, __LINE__, #a, l_, #b, r_) && (fatal)) \
+			return;                                                           \
+	} while (0)
+#define EXPECT_STREQ(t, a, b) KTEST_STR_(t, false, a, b)
+#define ASSERT_STREQ(t, a, b) KTEST_STR_(t, true, a, b)
+
+/*
+ * Run the suites that selection names: "all" (every suite not marked
+ * manual) or a comma-separated list of suite names. Prints KTAP. Returns
+ * the number of failed cases plus unknown suite names (0 = all passed).
+ */
+int ktest_run(const char *selection);
+
+/* Run one case on a scratch struct ktest, quietly; for testing the framework. */
+enum ktest_status ktest_run_quiet(void (*fn)(struct ktest *t));
+
+#endif

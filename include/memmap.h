@@ -1,0 +1,51 @@
+/*
+ * memmap.h - the machine's physical memory map, as the firmware reported it.
+ *
+ * Built from the multiboot2 memory-map tag (E820 types), else from the EFI
+ * memory map (converted to E820 types), else from the basic lower/upper
+ * memory sizes. Ranges are [base, end): end is exclusive.
+ */
+#ifndef MEMMAP_H
+#define MEMMAP_H
+
+#include "mb2.h"
+#include "param.h"
+#include "types.h"
+
+enum e820_type {
+	E820_USABLE = 1,
+	E820_RESERVED = 2,
+	E820_ACPI = 3,          /* ACPI tables: reclaimable once parsed */
+	E820_NVS = 4,           /* ACPI non-volatile storage: never touch */
+	E820_UNUSABLE = 5,      /* bad memory */
+	E820_DISABLED = 6,
+	E820_PMEM = 7,          /* persistent memory */
+};
+
+struct memmap_entry {
+	u64 base, end;
+	u32 type;
+};
+
+struct memmap {
+	struct memmap_entry e[MMAP_MAX];
+	u32 n;
+	const char *source;     /* "e820", "efi" or "meminfo" */
+};
+
+/* Fill map from the boot information; returns the number of entries. */
+u32 memmap_from_boot(const struct boot_info *bi, struct memmap *map);
+
+/* E820 name for a type: "usable", "reserved", "ACPI data", ... */
+const char *e820_type_name(u32 type);
+
+/* Memory the CPU may cache and the direct map covers (usable, ACPI, NVS, pmem). */
+bool e820_is_ram(u32 type);
+
+/* Print the map like Linux: "BIOS-e820: [mem 0x...-0x...] usable". */
+void memmap_print(const struct memmap *map);
+
+/* Sum of the usable ranges, in bytes. */
+u64 memmap_usable_bytes(const struct memmap *map);
+
+#endif

@@ -1,0 +1,31 @@
+/*
+ * param.h - testbed's limits and tunables, in one place (like xv6's param.h).
+ *
+ * Each constant says what it bounds and where its value comes from. Later
+ * subsystems (RCU, swiotlb, the scheduler) add theirs here.
+ */
+#ifndef PARAM_H
+#define PARAM_H
+
+/* Memory layout (see docs/boot.md for the picture). */
+#define KERNEL_PHYS      0x200000UL             /* where GRUB loads the image: 2 MiB */
+#define KERNEL_VMA       0xffffffff80000000UL   /* kernel image: -2 GiB + physical address */
+#define PAGE_OFFSET      0xffff800000000000UL   /* direct map: virt = PAGE_OFFSET + phys */
+#define DIRECT_MAP_SIZE  (1UL << 46)            /* 64 TiB of physical address space */
+
+/* Stacks: every kernel stack has an unmapped guard page below it. */
+#define KSTACK_SIZE      (16 * 1024)            /* boot and thread stacks */
+#define IST_STACK_SIZE   (8 * 1024)             /* double fault and NMI stacks */
+
+/* Boot. */
+#define MB2_INFO_MAX     (64 * 1024)            /* multiboot2 info we copy (OVMF's is ~8 KiB) */
+#define CMDLINE_MAX      1024                   /* GRUB's line + fw_cfg's, joined */
+#define MMAP_MAX         256                    /* memory map entries kept */
+#define EARLY_PT_PAGES   256                    /* page-table pages before any allocator: 1 MiB */
+
+/* Consoles and printk. */
+#define LOG_BUF_SIZE     (64 * 1024)            /* printk ring, replayed to late consoles */
+#define SERIAL_BAUD      115200
+#define CONSOLE_LOGLEVEL 7                      /* print levels 0..6 (KERN_INFO and worse) */
+
+#endif

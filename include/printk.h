@@ -1,0 +1,66 @@
+/*
+ * printk.h - the kernel's log: printk() and the consoles it writes to.
+ *
+ * Every message goes into a ring buffer (log_buf) and to every enabled
+ * console. Each line starts with a fixed-width timestamp, "[    1.234567] ",
+ * seconds since the TSC was calibrated: the same width on every line, which
+ * tools like Linux's kunit.py rely on to strip it.
+ *
+ * A message may start with a level (KERN_ERR "..."): lines above the console
+ * log level are kept in the ring but not printed. A console registered late
+ * (the framebuffer, after paging is set up) can replay the ring so it shows
+ * the whole boot.
+ */
+#ifndef PRINTK_H
+#define PRINTK_H
+
+#include <stdarg.h>
+#include "types.h"
+
+#define KERN_SOH     "\001"
+#define KERN_EMERG   KERN_SOH "0"   /* system is unusable */
+#define KERN_ALERT   KERN_SOH "1"
+#define KERN_CRIT    KERN_SOH "2"
+#define KERN_ERR     KERN_SOH "3"   /* error conditions */
+#define KERN_WARNING KERN_SOH "4"   /* something is off; we carry on */
+#define KERN_NOTICE  KERN_SOH "5"
+#define KERN_INFO    KERN_SOH "6"   /* the default */
+#define KERN_DEBUG   KERN_SOH "7"   /* hidden unless the log level allows */
+
+int printk(const char *fmt, ...) __printf(1, 2);
+int vprintk(const char *fmt, va_list ap);
+
+#define pr_emerg(fmt, ...) printk(KERN_EMERG fmt, ##__VA_ARGS__)
+#define pr_err(fmt, ...)   printk(KERN_ERR fmt, ##__VA_ARGS__)
+#define pr_warn(fmt, ...)  printk(KERN_WARNING fmt, ##__VA_ARGS__)
+#define pr_info(fmt, ...)  printk(KERN_INFO fmt, ##__VA_ARGS__)
+#define pr_debug(fmt, ...) printk(KERN_DEBUG fmt, ##__VA_ARGS__)
+
+struct console {
+	const char *name;       /* "serial" or "fb": what console= selects */
+	/* Write n bytes; '\n' ends a line. Called with the printk lock held. */
+	void (*write)(struct console *con, const char *s, size_t n);
+	bool enabled;           /* set by console_register()/console_select() */
+	struct console *next;
+};
+
+/* Add a console; with replay, first write it everything logged so far. */
+void console_register(struct console *con, bool replay);
+
+/*
+ * Enable exactly the consoles console= asks for (both, serial or fb); call
+ * after the command line is parsed. A console registered later is checked
+ * when it registers. If none would be left, all stay on, with a warning.
+ */
+void console_select(void);
+
+/*
+ * Panic mode: printk stops waiting for its lock (the CPU that held it may
+ * be the one that crashed), so the last words always get out.
+ */
+void printk_panic_mode(void);
+
+/* Copy the last len bytes of the log into buf (NUL-terminated); for tests. */
+size_t printk_log_tail(char *buf, size_t len);
+
+#endif

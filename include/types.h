@@ -1,0 +1,49 @@
+/*
+ * types.h - fixed-width integer types and the small macros every file uses.
+ *
+ * Only compiler-provided freestanding headers are included, so this header
+ * builds the same way for the kernel and for the host unit tests.
+ */
+#ifndef TYPES_H
+#define TYPES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef uint8_t u8;
+typedef uint16_t u16;
+typedef uint32_t u32;
+typedef uint64_t u64;
+typedef int8_t s8;
+typedef int16_t s16;
+typedef int32_t s32;
+typedef int64_t s64;
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/* Round x up/down to a multiple of a, which must be a power of two. */
+#define ALIGN_UP(x, a) (((x) + ((__typeof__(x))(a) - 1)) & ~((__typeof__(x))(a) - 1))
+#define ALIGN_DOWN(x, a) ((x) & ~((__typeof__(x))(a) - 1))
+#define IS_ALIGNED(x, a) (((x) & ((__typeof__(x))(a) - 1)) == 0)
+
+#define MIN(a, b) ((a) < (b) ? (a) : (b))
+#define MAX(a, b) ((a) > (b) ? (a) : (b))
+
+#define likely(x) __builtin_expect(!!(x), 1)
+#define unlikely(x) __builtin_expect(!!(x), 0)
+
+#define __packed __attribute__((packed))
+#define __aligned(n) __attribute__((aligned(n)))
+#define __used __attribute__((used))
+#define __section(s) __attribute__((section(s)))
+#define __printf(a, b) __attribute__((format(printf, a, b)))
+#define __noreturn __attribute__((noreturn))
+
+#define container_of(ptr, type, member) \
+	((type *)((char *)(ptr) - offsetof(type, member)))
+
+/* Fail the build when cond is false: BUILD_BUG_ON(sizeof(x) != 8). */
+#define BUILD_BUG_ON(cond) _Static_assert(!(cond), #cond)
+
+#endif

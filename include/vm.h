@@ -1,0 +1,103 @@
+/*
+ * vm.h - the kernel's one address space.
+ *
+ *   0xffff800000000000  direct map: physical address p is at PAGE_OFFSET + p.
+ *                       RAM is mapped at boot (write-back); device memory is
+ *                       mapped into the same window on demand by ioremap(),
+ *                       uncached or write-combining. One physical page, one
+ *                       virtual address, one cache type: no aliases.
+ *   0xffffffff80000000  kernel image (-2 GiB): text read-only and executable,
+ *                       rodata read-only, data and bss read-write, both NX;
+ *                       each stack's guard page is left unmapped.
+ * Nothing else is mapped: address 0 faults, so does anything not listed.
+ */
+#ifndef VM_H
+#define VM_H
+
+#include "memmap.h"
+#include "param.h"
+#include "types.h"
+
+#define PAGE_SIZE       4096UL
+#define PAGE_SHIFT      12
+#define LARGE_PAGE_SIZE (2UL << 20)
+#define HUGE_PAGE_SIZE  (1UL << 30)
+
+/* Page-table entry bits (Intel SDM vol. 3, 4.5). */
+#define PTE_P           (1UL << 0)      /* present */
+#define PTE_W           (1UL << 1)      /* writable */
+#define PTE_PWT         (1UL << 3)      /* with PCD: selects the PAT entry */
+#define PTE_PCD         (1UL << 4)
+#define PTE_A           (1UL << 5)
+#define PTE_D           (1UL << 6)
+#define PTE_PS          (1UL << 7)      /* in a PDPTE/PDE: 1 GiB/2 MiB page */
+#define PTE_G           (1UL << 8)      /* global: survives CR3 reloads */
+#define PTE_NX          (1UL << 63)     /* no execute (needs EFER.NXE) */
+#define PTE_ADDR        0x000ffffffffff000UL
+
+/* Cache types, through the PAT we program: index 0 WB, 1 WC, 3 UC. */
+enum vm_cache { VM_WB, VM_WC, VM_UC };
+
+/* Page-fault error code bits. */
+#define PF_PRESENT      (1UL << 0)      /* 0: page not present; 1: protection */
+#define PF_WRITE        (1UL << 1)
+#define PF_USER         (1UL << 2)
+#define PF_RSVD         (1UL << 3)
+#define PF_INSTR        (1UL << 4)      /* instruction fetch */
+
+static inline void *phys_to_virt(u64 pa)
+{
+	return (void *)(PAGE_OFFSET + pa);
+}
+
+/* Physical address of a direct-map or kernel-image address. */
+static inline u64 virt_to_phys(const void *va)
+{
+	u64 v = (u64)va;
+
+	return v >= KERNEL_VMA ? v - KERNEL_VMA : v - PAGE_OFFSET;
+}
+
+/*
+ * Build the real page tables from the memory map and switch to them.
+ * Before this, the boot tables map the first 4 GiB at PAGE_OFFSET.
+ */
+void vm_init(const struct memmap *map);
+
+/*
+ * Map device memory [pa, pa + size) into the direct map with the given
+ * cache type and return its virtual address, or NULL (with a message) if it
+ * cannot be mapped. Already-mapped pages with the same type are left alone.
+ */
+void *ioremap(u64 pa, u64 size, enum vm_cache cache);
+
+/* Firmware data outside RAM (ACPI tables in "reserved" ranges): write-back. */
+static inline void *memremap(u64 pa, u64 size)
+{
+	return ioremap(pa, size, VM_WB);
+}
+
+/*
+ * Walk the page tables for va: the physical address it maps to, or
+ * (u64)-1 if unmapped. *leaf gets the final entry (flags included) and
+ * *level the page size level (1 = 4 KiB, 2 = 2 MiB, 3 = 1 GiB). Either may
+ * be NULL.
+ */
+u64 vm_translate(u64 va, u64 *leaf, int *level);
+
+/* True if va is mapped (safe to read). */
+static inline bool vm_mapped(u64 va)
+{
+	return vm_translate(va, NULL, NULL) != (u64)-1;
+}
+
+/* Bytes of RAM the direct map covers, and the page-table pages in use. */
+extern u64 vm_direct_mapped;
+extern u32 vm_pt_pages_used;
+
+/* Linker-script symbols: the image's regions. */
+extern char __text_start[], __text_end[], __rodata_start[], __rodata_end[];
+extern char __data_start[], __data_end[], __kernel_end[], __kernel_phys_start[];
+extern char __bss_start[], __bss_end[];
+
+#endif

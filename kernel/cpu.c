@@ -1,0 +1,124 @@
+/*
+ * cpu.c - identify the CPU and load the GDT and TSS.
+ *
+ * The GDT of a 64-bit kernel is almost empty: segmentation is off, but CS
+ * must still name a 64-bit code descriptor, SS a data descriptor, and the
+ * TR register a TSS descriptor (16 bytes in long mode). The TSS carries
+ * the IST stacks (see cpu.h); boot.asm's .stacks section provides them,
+ * each with an unmapped guard page below.
+ */
+#include "cpu.h"
+#include "kstring.h"
+#include "printk.h"
+#include "x86.h"
+
+struct tss {
+	u32 reserved0;
+	u64 rsp[3];             /* stacks for privilege changes: unused (ring 0 only) */
+	u64 reserved1;
+	u64 ist[7];             /* ist[n - 1] is ISTn */
+	u64 reserved2;
+	u16 reserved3;
+	u16 iomap_base;         /* past the limit: no I/O permission bitmap */
+} __packed;
+
+BUILD_BUG_ON(sizeof(struct tss) != 104);
+
+struct cpu_info cpu_info;
+static struct tss tss;
+static u64 gdt[5] __aligned(16);
+extern char df_stack_top[], nmi_stack_top[];
+
+static void cpuid_string(u32 leaf, char *out)
+{
+	u32 r[4];
+
+	cpuid(leaf, 0, &r[0], &r[1], &r[2], &r[3]);
+	memcpy(out, &r[0], 16);
+}
+
+static void identify(void)
+{
+	struct cpu_info *ci = &cpu_info;
+	u32 a, b, c, d;
+
+	cpuid(0, 0, &ci->max_leaf, &b, &c, &d);
+	memcpy(ci->vendor + 0, &b, 4);
+	memcpy(ci->vendor + 4, &d, 4);
+	memcpy(ci->vendor + 8, &c, 4);
+	cpuid(1, 0, &a, &b, &c, &d);
+	ci->family = (a >> 8) & 0xf;
+	ci->model = (a >> 4) & 0xf;
+	if (ci->family == 0xf)
+		ci->family += (a >> 20) & 0xff;
+	if (ci->family >= 6)
+		ci->model |= ((a >> 16) & 0xf) << 4;
+	ci->stepping = a & 0xf;
+	ci->x2apic = c & (1u << 21);
+	ci->tsc_deadline = c & (1u << 24);
+	ci->hypervisor = c & (1u << 31);
+	if (ci->hypervisor) {
+		cpuid(0x40000000, 0, &a, &b, &c, &d);
+		memcpy(ci->hypervisor_id + 0, &b, 4);
+		memcpy(ci->hypervisor_id + 4, &c, 4);
+		memcpy(ci->hypervisor_id + 8, &d, 4);
+	}
+	cpuid(0x80000000, 0, &ci->max_ext_leaf, &b, &c, &d);
+	if (ci->max_ext_leaf >= 0x80000001) {
+		cpuid(0x80000001, 0, &a, &b, &c, &d);
+		ci->nx = d & (1u << 20);
+		ci->pdpe1gb = d & (1u << 26);
+	}
+	if (ci->max_ext_leaf >= 0x80000004) {
+		cpuid_string(0x80000002, ci->brand);
+		cpuid_string(0x80000003, ci->brand + 16);
+		cpuid_string(0x80000004, ci->brand + 32);
+	}
+	if (ci->max_ext_leaf >= 0x80000007) {
+		cpuid(0x80000007, 0, &a, &b, &c, &d);
+		ci->invariant_tsc = d & (1u << 8);
+	}
+}
+
+/* A 16-byte long-mode TSS descriptor, as two GDT slots. */
+static void set_tss_descriptor(u64 *slot, u64 base, u32 limit)
+{
+	slot[0] = (limit & 0xffff) | (base & 0xffffff) << 16 |
+		  (u64)0x89 << 40 |             /* present, DPL 0, type 9: available 64-bit TSS */
+		  (u64)((limit >> 16) & 0xf) << 48 | ((base >> 24) & 0xff) << 56;
+	slot[1] = base >> 32;
+}
+
+void cpu_init(void)
+{
+	struct {
+		u16 limit;
+		u64 base;
+	} __packed gdtr = { sizeof(gdt) - 1, (u64)gdt };
+
+	identify();
+	tss.ist[IST_DOUBLE_FAULT - 1] = (u64)df_stack_top;
+	tss.ist[IST_NMI - 1] = (u64)nmi_stack_top;
+	tss.iomap_base = sizeof(tss);
+
+	gdt[0] = 0;
+	gdt[1] = 0x00af9a000000ffff;    /* 0x08: code, 64-bit (L), present, DPL 0 */
+	gdt[2] = 0x00cf92000000ffff;    /* 0x10: data, writable, present, DPL 0 */
+	set_tss_descriptor(&gdt[3], (u64)&tss, sizeof(tss) - 1);
+
+	/* Load the GDT, reload CS with a far return, the data segments, then TR. */
+	__asm__ volatile(
+		"lgdt %0\n\t"
+		"pushq %1\n\t"
+		"leaq 1f(%%rip), %%rax\n\t"
+		"pushq %%rax\n\t"
+		"lretq\n"
+		"1:\n\t"
+		"movw %w2, %%ax\n\t"
+		"movw %%ax, %%ds\n\t"
+		"movw %%ax, %%es\n\t"
+		"movw %%ax, %%ss\n\t"
+		"ltr %w3\n\t"
+		: : "m"(gdtr), "i"(KERNEL_CS), "r"((u64)KERNEL_DS), "r"((u64)TSS_SEL)
+		: "rax", "memory");
+}

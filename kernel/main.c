@@ -1,0 +1,155 @@
+/*
+ * main.c - kernel_main(): the boot, in order.
+ *
+ * boot.asm calls kernel_main(magic, info) on the boot stack with the first
+ * 4 GiB mapped. From there the data flows one way:
+ *
+ *   consoles (serial) -> CPU tables (GDT, TSS, IDT) -> TSC clock
+ *     -> boot information (copied, then parsed) -> command line
+ *     -> memory map -> page tables -> framebuffer console
+ *     -> facts -> tests (test=) -> exit or halt
+ *
+ * Each step only uses the ones before it, so a fault anywhere after
+ * trap_init() is reported with registers and a backtrace.
+ */
+#include "cmdline.h"
+#include "cpu.h"
+#include "debugexit.h"
+#include "fbcon.h"
+#include "format.h"
+#include "fw_cfg.h"
+#include "kstring.h"
+#include "ktest.h"
+#include "mb2.h"
+#include "memmap.h"
+#include "param.h"
+#include "printk.h"
+#include "serial.h"
+#include "time.h"
+#include "trap.h"
+#include "vm.h"
+#include "x86.h"
+
+#ifndef TESTBED_VERSION
+#define TESTBED_VERSION "unknown"
+#endif
+
+#define FW_CFG_CMDLINE "opt/testbed/cmdline"
+
+/* The multiboot2 information, copied out of wherever GRUB left it. */
+static u8 mb2_copy[MB2_INFO_MAX] __aligned(8);
+struct boot_info boot_info;
+struct memmap boot_memmap;
+char kernel_cmdline[CMDLINE_MAX];
+
+/* test=none|all|suite,suite,...: run KTAP suites, then exit QEMU. */
+static char test_selection[256] = "none";
+PARAM_STR("test", test_selection);
+
+/* exit=off|on: leave QEMU through isa-debug-exit when the boot's work is done. */
+static int exit_when_done;
+PARAM_CHOICE("exit", exit_when_done, "off", "on");
+
+/* Serial output from firmware and GRUB may precede us: start clean and visible. */
+static void banner(void)
+{
+	static const char reset[] = "\033[0m\r\n";
+
+	for (const char *p = reset; *p; p++)
+		serial_putc(*p);
+	printk("======== testbed %s: kernel starting ========\n", TESTBED_VERSION);
+}
+
+/* Copy the boot information into the kernel image and parse the copy. */
+static void load_boot_info(u64 magic, u64 info_phys)
+{
+	if (magic != MB2_BOOTLOADER_MAGIC) {
+		pr_err("boot: not started by a multiboot2 loader (magic 0x%llx); no boot information\n",
+		       (unsigned long long)magic);
+		mb2_parse(mb2_copy, 0, &boot_info);
+		return;
+	}
+	u32 total;
+	memcpy(&total, phys_to_virt(info_phys), sizeof(total));
+	u32 n = MIN(total, (u32)MB2_INFO_MAX);
+	if (total > MB2_INFO_MAX)
+		pr_warn("boot: boot information is %u bytes; only the first %u are kept\n", total,
+			MB2_INFO_MAX);
+	memcpy(mb2_copy, phys_to_virt(info_phys), n);
+	mb2_parse(mb2_copy, n, &boot_info);
+	pr_info("boot: %s, %s firmware, %u bytes of boot information at 0x%llx (%u tags)\n",
+		boot_info.loader_name[0] ? boot_info.loader_name : "unknown loader",
+		boot_info.efi ? "UEFI" : "BIOS", total, (unsigned long long)info_phys,
+		boot_info.ntags);
+}
+
+/* GRUB's command line, then QEMU's fw_cfg file, then parse the result. */
+static void load_cmdline(void)
+{
+	char extra[CMDLINE_MAX];
+	long n;
+	size_t used;
+
+	used = kstrlcpy(kernel_cmdline, boot_info.cmdline, sizeof(kernel_cmdline));
+	n = fw_cfg_read_file(FW_CFG_CMDLINE, extra, sizeof(extra));
+	if (n >= (long)sizeof(extra))
+		pr_warn("cmdline: %s is %ld bytes; only %zu used\n", FW_CFG_CMDLINE, n,
+			sizeof(extra) - 1);
+	if (n > 0 && used < sizeof(kernel_cmdline) - 1)
+		snprintf(kernel_cmdline + used, sizeof(kernel_cmdline) - used, "%s%s",
+			 used ? " " : "", extra);
+	if (strlen(kernel_cmdline) >= sizeof(kernel_cmdline) - 1)
+		pr_warn("cmdline: longer than %d bytes; the rest is lost\n", CMDLINE_MAX - 1);
+	pr_info("cmdline: %s\n", kernel_cmdline);
+	cmdline_parse(kernel_cmdline, __start_params, (size_t)(__stop_params - __start_params));
+}
+
+static void print_facts(void)
+{
+	pr_info("cpu: %s %s (family %u model %u)%s%s\n", cpu_info.vendor,
+		cpu_info.brand[0] ? cpu_info.brand : "", cpu_info.family, cpu_info.model,
+		cpu_info.hypervisor ? ", hypervisor " : "", cpu_info.hypervisor_id);
+	pr_info("memory: %llu MiB usable\n",
+		(unsigned long long)(memmap_usable_bytes(&boot_memmap) >> 20));
+}
+
+static void __noreturn halt_forever(void)
+{
+	pr_info("testbed: halted (in QEMU: Ctrl-A then X quits)\n");
+	for (;;) {
+		cli();
+		hlt();
+	}
+}
+
+void kernel_main(u64 magic, u64 info_phys)
+{
+	serial_init();
+	banner();
+	cpu_init();
+	trap_init();
+	/* Mask the legacy 8259 PIC: its timer would arrive on vector 8 (#DF). */
+	outb(0x21, 0xff);
+	outb(0xa1, 0xff);
+	time_init();
+
+	load_boot_info(magic, info_phys);
+	load_cmdline();
+	console_select();
+
+	memmap_from_boot(&boot_info, &boot_memmap);
+	memmap_print(&boot_memmap);
+	vm_init(&boot_memmap);
+	fbcon_init(boot_info.has_fb ? &boot_info.fb : NULL, !boot_info.efi);
+	print_facts();
+
+	int failures = 0;
+	if (strcmp(test_selection, "none")) {
+		failures = ktest_run(test_selection);
+		pr_info("testbed: tests done, %d failed\n", failures);
+		debugexit(failures ? EXIT_FAIL : EXIT_PASS);
+	}
+	if (exit_when_done)
+		debugexit(failures ? EXIT_FAIL : EXIT_PASS);
+	halt_forever();
+}

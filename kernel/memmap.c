@@ -1,0 +1,133 @@
+/*
+ * memmap.c - turn the boot loader's memory information into one list of
+ * [base, end) ranges with E820 types, and print it.
+ *
+ * Three sources, best first: the multiboot2 memory map (E820 entries as the
+ * BIOS or GRUB's EFI code gave them), the EFI memory map (types converted
+ * the way Linux does after ExitBootServices: boot-services and loader memory
+ * become usable), and the basic "lower/upper KiB" sizes. Entries with zero
+ * length or an end past 2^64 are dropped, loudly.
+ */
+#include "memmap.h"
+#include "kstring.h"
+#include "printk.h"
+
+/* UEFI memory types (UEFI spec, EFI_MEMORY_TYPE). */
+enum {
+	EFI_RESERVED = 0, EFI_LOADER_CODE, EFI_LOADER_DATA, EFI_BS_CODE, EFI_BS_DATA,
+	EFI_RT_CODE, EFI_RT_DATA, EFI_CONVENTIONAL, EFI_UNUSABLE, EFI_ACPI_RECLAIM,
+	EFI_ACPI_NVS, EFI_MMIO, EFI_MMIO_PORT, EFI_PAL_CODE, EFI_PERSISTENT,
+};
+
+const char *e820_type_name(u32 type)
+{
+	switch (type) {
+	case E820_USABLE: return "usable";
+	case E820_RESERVED: return "reserved";
+	case E820_ACPI: return "ACPI data";
+	case E820_NVS: return "ACPI NVS";
+	case E820_UNUSABLE: return "unusable";
+	case E820_DISABLED: return "disabled";
+	case E820_PMEM: return "persistent (type 7)";
+	default: return "type unknown";
+	}
+}
+
+bool e820_is_ram(u32 type)
+{
+	return type == E820_USABLE || type == E820_ACPI || type == E820_NVS || type == E820_PMEM;
+}
+
+static u32 efi_to_e820(u32 efi_type)
+{
+	switch (efi_type) {
+	case EFI_LOADER_CODE:
+	case EFI_LOADER_DATA:
+	case EFI_BS_CODE:
+	case EFI_BS_DATA:
+	case EFI_CONVENTIONAL:
+		return E820_USABLE;
+	case EFI_ACPI_RECLAIM:
+		return E820_ACPI;
+	case EFI_ACPI_NVS:
+		return E820_NVS;
+	case EFI_UNUSABLE:
+		return E820_UNUSABLE;
+	case EFI_PERSISTENT:
+		return E820_PMEM;
+	default:
+		return E820_RESERVED;
+	}
+}
+
+static void add(struct memmap *map, u64 base, u64 len, u32 type)
+{
+	if (len == 0)
+		return;
+	if (base + len < base) {
+		pr_warn("memmap: range at 0x%llx of 0x%llx bytes wraps past 2^64; dropped\n",
+			(unsigned long long)base, (unsigned long long)len);
+		return;
+	}
+	if (map->n == MMAP_MAX) {
+		pr_warn("memmap: more than %u ranges; 0x%llx+0x%llx dropped\n", MMAP_MAX,
+			(unsigned long long)base, (unsigned long long)len);
+		return;
+	}
+	map->e[map->n++] = (struct memmap_entry){ base, base + len, type };
+}
+
+u32 memmap_from_boot(const struct boot_info *bi, struct memmap *map)
+{
+	map->n = 0;
+	if (bi->mmap_count) {
+		map->source = "e820";
+		for (u32 i = 0; i < bi->mmap_count; i++) {
+			struct mb2_mmap_entry e = mb2_mmap_entry(bi, i);
+			add(map, e.base, e.length, e.type);
+		}
+	} else if (bi->efi_count) {
+		map->source = "efi";
+		for (u32 i = 0; i < bi->efi_count; i++) {
+			const u8 *d = bi->efi_mmap + (u64)i * bi->efi_desc_size;
+			u32 type;
+			u64 phys, pages;
+			memcpy(&type, d, 4);
+			memcpy(&phys, d + 8, 8);
+			memcpy(&pages, d + 24, 8);
+			if (pages > (UINT64_MAX >> 12)) {
+				pr_warn("memmap: EFI descriptor %u has %llu pages; dropped\n", i,
+					(unsigned long long)pages);
+				continue;
+			}
+			add(map, phys, pages << 12, efi_to_e820(type));
+		}
+	} else if (bi->has_meminfo) {
+		map->source = "meminfo";
+		add(map, 0, (u64)bi->mem_lower_kb << 10, E820_USABLE);
+		add(map, 1 << 20, (u64)bi->mem_upper_kb << 10, E820_USABLE);
+	} else {
+		map->source = "none";
+		pr_err("memmap: the boot loader gave no memory information\n");
+	}
+	return map->n;
+}
+
+void memmap_print(const struct memmap *map)
+{
+	pr_info("memmap: %u ranges from the %s map\n", map->n, map->source);
+	for (u32 i = 0; i < map->n; i++)
+		pr_info("BIOS-e820: [mem 0x%016llx-0x%016llx] %s\n",
+			(unsigned long long)map->e[i].base,
+			(unsigned long long)map->e[i].end - 1, e820_type_name(map->e[i].type));
+}
+
+u64 memmap_usable_bytes(const struct memmap *map)
+{
+	u64 sum = 0;
+
+	for (u32 i = 0; i < map->n; i++)
+		if (map->e[i].type == E820_USABLE)
+			sum += map->e[i].end - map->e[i].base;
+	return sum;
+}

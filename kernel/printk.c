@@ -1,0 +1,187 @@
+/*
+ * printk.c - format a message, stamp each line with the time, keep it in
+ * the log ring and write it to every enabled console.
+ *
+ * The picture:
+ *
+ *   printk(fmt, ...) --vsnprintf--> line[] --stamp--> log_buf (ring, 64 KiB)
+ *                                                 \-> serial, framebuffer, ...
+ *
+ * Invariants:
+ *   - a timestamp is inserted exactly at the start of each line, whatever
+ *     pieces the line was printed in (printk_at_line_start tracks this);
+ *   - log_buf holds the last LOG_BUF_SIZE bytes ever logged; log_total
+ *     counts every byte, so log_total % LOG_BUF_SIZE is the write position;
+ *   - consoles are called with printk_lock held and interrupts off, so
+ *     lines from different CPUs never interleave within a line.
+ */
+#include "printk.h"
+#include "cmdline.h"
+#include "format.h"
+#include "kstring.h"
+#include "param.h"
+#include "spinlock.h"
+#include "time.h"
+
+#define LINE_MAX 1024           /* one printk call's formatted text */
+
+static char log_buf[LOG_BUF_SIZE];
+static u64 log_total;
+static bool printk_at_line_start = true;
+static struct console *consoles;
+static struct spinlock printk_lock = SPINLOCK_INIT("printk");
+static bool panic_mode;
+
+/* console=both|serial|fb: which consoles print (the log keeps everything). */
+static int console_mode;
+PARAM_CHOICE("console", console_mode, "both", "serial", "fb");
+static const char *const console_mode_names[] = { NULL, "serial", "fb" };
+
+static bool console_wanted(const struct console *c)
+{
+	return console_mode == 0 || !strcmp(c->name, console_mode_names[console_mode]);
+}
+
+static void emit(const char *s, size_t n, bool to_consoles)
+{
+	for (size_t i = 0; i < n; i++)
+		log_buf[(log_total + i) % LOG_BUF_SIZE] = s[i];
+	log_total += n;
+	if (!to_consoles)
+		return;
+	for (struct console *c = consoles; c; c = c->next)
+		if (c->enabled)
+			c->write(c, s, n);
+}
+
+/* "[    1.234567] ": seconds right-aligned in 5 columns, then microseconds. */
+static void emit_stamp(bool to_consoles)
+{
+	u64 ns = ktime_ns();
+	char stamp[32];
+	int n = snprintf(stamp, sizeof(stamp), "[%5llu.%06llu] ",
+			 (unsigned long long)(ns / 1000000000),
+			 (unsigned long long)(ns % 1000000000 / 1000));
+	emit(stamp, (size_t)n, to_consoles);
+}
+
+static void lock(u64 *flags)
+{
+	*flags = irq_save();
+	if (!panic_mode) {
+		spin_lock(&printk_lock);
+		return;
+	}
+	/* Panic: the holder may never release it; wait a little, then go on. */
+	for (int i = 0; i < 1000000 && !spin_trylock(&printk_lock); i++)
+		cpu_relax();
+}
+
+static void unlock(u64 flags)
+{
+	if (spin_is_locked(&printk_lock))
+		spin_unlock(&printk_lock);
+	irq_restore(flags);
+}
+
+int vprintk(const char *fmt, va_list ap)
+{
+	char line[LINE_MAX];
+	int level = 6;          /* KERN_INFO */
+	const char *p;
+	u64 flags;
+	int n;
+
+	if (fmt[0] == KERN_SOH[0] && fmt[1] >= '0' && fmt[1] <= '7') {
+		level = fmt[1] - '0';
+		fmt += 2;
+	}
+	n = vsnprintf(line, sizeof(line), fmt, ap);
+	if (n >= (int)sizeof(line)) {   /* truncated: keep the line ending */
+		n = sizeof(line) - 1;
+		line[n - 1] = '\n';
+	}
+
+	lock(&flags);
+	bool show = level <= CONSOLE_LOGLEVEL;
+	p = line;
+	while (p < line + n) {
+		const char *nl = memchr(p, '\n', (size_t)(line + n - p));
+		size_t len = nl ? (size_t)(nl - p) + 1 : (size_t)(line + n - p);
+
+		if (printk_at_line_start)
+			emit_stamp(show);
+		emit(p, len, show);
+		printk_at_line_start = nl != NULL;
+		p += len;
+	}
+	unlock(flags);
+	return n;
+}
+
+int printk(const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vprintk(fmt, ap);
+	va_end(ap);
+	return n;
+}
+
+void console_register(struct console *con, bool replay)
+{
+	u64 flags;
+
+	lock(&flags);
+	con->enabled = console_wanted(con);
+	if (replay && con->enabled) {
+		u64 start = log_total > LOG_BUF_SIZE ? log_total - LOG_BUF_SIZE : 0;
+		for (u64 i = start; i < log_total; i++)
+			con->write(con, &log_buf[i % LOG_BUF_SIZE], 1);
+	}
+	con->next = consoles;
+	consoles = con;
+	unlock(flags);
+}
+
+void console_select(void)
+{
+	struct console *c;
+	bool any = false;
+	u64 flags;
+
+	lock(&flags);
+	for (c = consoles; c; c = c->next)
+		any |= c->enabled = console_wanted(c);
+	if (!any)       /* e.g. console=fb on a machine without a framebuffer */
+		for (c = consoles; c; c = c->next)
+			c->enabled = true;
+	unlock(flags);
+	if (!any)
+		pr_warn("console: no console matches console=%s; keeping all consoles on\n",
+			console_mode_names[console_mode]);
+}
+
+void printk_panic_mode(void)
+{
+	panic_mode = true;
+}
+
+size_t printk_log_tail(char *buf, size_t len)
+{
+	u64 flags, start;
+	size_t n;
+
+	if (len == 0)
+		return 0;
+	lock(&flags);
+	n = (size_t)MIN((u64)len - 1, MIN(log_total, (u64)LOG_BUF_SIZE));
+	start = log_total - n;
+	for (size_t i = 0; i < n; i++)
+		buf[i] = log_buf[(start + i) % LOG_BUF_SIZE];
+	buf[n] = '\0';
+	unlock(flags);
+	return n;
+}

@@ -1,0 +1,220 @@
+/*
+ * trap.c - the IDT, exception handling and the fault-catching used by tests.
+ *
+ * trap_init() fills all 256 IDT gates with entry.asm's stubs as interrupt
+ * gates (interrupts stay off in the handler); the double fault and NMI
+ * gates switch to their IST stacks. trap_dispatch() then decides:
+ *
+ *   exception (0-31) with a fault_catch() armed -> unwind to the catcher
+ *   exception, NMI (nobody expects one yet)    -> trap_panic()
+ *   vector >= 32 with a handler                -> the handler
+ *   vector >= 32 without                       -> a warning, once per vector
+ *
+ * The catcher is a setjmp/longjmp pair (kjmp_set/kjmp_resume in
+ * entry.asm): on a fault, trap_dispatch() rewrites the frame so that iretq
+ * "returns" into kjmp_resume on the catcher's stack.
+ */
+#include "trap.h"
+#include "cpu.h"
+#include "panic.h"
+#include "printk.h"
+#include "vm.h"
+#include "x86.h"
+
+struct idt_gate {
+	u16 offset_low;
+	u16 selector;
+	u8 ist;                 /* bits 0-2: IST index, 0 = stay on this stack */
+	u8 type_attr;           /* 0x8e: present, DPL 0, 64-bit interrupt gate */
+	u16 offset_mid;
+	u32 offset_high;
+	u32 reserved;
+} __packed;
+
+struct kjmp {
+	u64 rbx, rbp, r12, r13, r14, r15, rsp, rip;
+};
+
+struct fault_catcher {
+	struct kjmp jmp;
+	struct fault_info *info;
+	struct fault_catcher *outer;
+};
+
+extern const u64 trap_stubs[256];
+int kjmp_set(struct kjmp *buf) __attribute__((returns_twice));
+void kjmp_resume(struct kjmp *buf) __noreturn;
+
+static struct idt_gate idt[256] __aligned(16);
+static trap_handler_t handlers[256];
+static bool warned_vector[256];
+static struct fault_catcher *catcher;   /* innermost active fault_catch(); per-CPU later */
+
+static const char *const exception_names[32] = {
+	[0] = "divide error (#DE)",
+	[1] = "debug (#DB)",
+	[2] = "non-maskable interrupt (NMI)",
+	[3] = "breakpoint (#BP)",
+	[4] = "overflow (#OF)",
+	[5] = "bound range exceeded (#BR)",
+	[6] = "invalid opcode (#UD)",
+	[7] = "device not available (#NM)",
+	[8] = "double fault (#DF)",
+	[9] = "coprocessor segment overrun",
+	[10] = "invalid TSS (#TS)",
+	[11] = "segment not present (#NP)",
+	[12] = "stack-segment fault (#SS)",
+	[13] = "general protection (#GP)",
+	[14] = "page fault (#PF)",
+	[15] = "reserved vector 15",
+	[16] = "x87 floating-point error (#MF)",
+	[17] = "alignment check (#AC)",
+	[18] = "machine check (#MC)",
+	[19] = "SIMD floating-point (#XM)",
+	[20] = "virtualization exception (#VE)",
+	[21] = "control protection (#CP)",
+	[22] = "reserved vector 22",
+	[23] = "reserved vector 23",
+	[24] = "reserved vector 24",
+	[25] = "reserved vector 25",
+	[26] = "reserved vector 26",
+	[27] = "reserved vector 27",
+	[28] = "hypervisor injection (#HV)",
+	[29] = "VMM communication (#VC)",
+	[30] = "security exception (#SX)",
+	[31] = "reserved vector 31",
+};
+
+const char *trap_name(unsigned vector)
+{
+	return vector < 32 ? exception_names[vector] : "interrupt";
+}
+
+static void set_gate(unsigned vector, u64 handler, u8 ist)
+{
+	idt[vector] = (struct idt_gate){
+		.offset_low = handler & 0xffff,
+		.selector = KERNEL_CS,
+		.ist = ist,
+		.type_attr = 0x8e,
+		.offset_mid = (handler >> 16) & 0xffff,
+		.offset_high = handler >> 32,
+	};
+}
+
+void trap_init(void)
+{
+	struct {
+		u16 limit;
+		u64 base;
+	} __packed idtr = { sizeof(idt) - 1, (u64)idt };
+
+	for (unsigned v = 0; v < 256; v++)
+		set_gate(v, trap_stubs[v], 0);
+	idt[VEC_DF].ist = IST_DOUBLE_FAULT;
+	idt[VEC_NMI].ist = IST_NMI;
+	__asm__ volatile("lidt %0" : : "m"(idtr));
+}
+
+void trap_set_handler(unsigned vector, trap_handler_t handler)
+{
+	if (vector >= VEC_FIRST_IRQ && vector < 256)
+		handlers[vector] = handler;
+}
+
+/* Send the fault back to the innermost fault_catch(). */
+static void unwind_to_catcher(struct trap_frame *f)
+{
+	struct fault_catcher *c = catcher;
+
+	*c->info = (struct fault_info){
+		.vector = f->vector,
+		.error_code = f->error_code,
+		.cr2 = f->vector == VEC_PF ? read_cr2() : 0,
+		.rip = f->rip,
+		.handler_rsp = (u64)f,
+	};
+	catcher = c->outer;
+	f->rip = (u64)kjmp_resume;
+	f->rdi = (u64)&c->jmp;
+	f->rsp = c->jmp.rsp;            /* kjmp_resume runs on the catcher's stack */
+	f->cs = KERNEL_CS;
+	f->ss = KERNEL_DS;
+}
+
+void trap_dispatch(struct trap_frame *f)
+{
+	unsigned v = (unsigned)f->vector;
+
+	if (v < VEC_FIRST_IRQ) {
+		if (catcher) {
+			unwind_to_catcher(f);
+			return;
+		}
+		trap_panic(f);
+	}
+	if (handlers[v]) {
+		handlers[v](f);
+		return;
+	}
+	if (!warned_vector[v]) {
+		warned_vector[v] = true;
+		pr_warn("trap: unexpected interrupt on vector %u; ignored\n", v);
+	}
+}
+
+bool fault_catch(void (*fn)(void *), void *arg, struct fault_info *info)
+{
+	struct fault_catcher c = { .info = info, .outer = catcher };
+
+	if (kjmp_set(&c.jmp) == 0) {
+		catcher = &c;
+		fn(arg);
+		catcher = c.outer;
+		return false;
+	}
+	return true;            /* unwind_to_catcher() already popped us */
+}
+
+static void describe_page_fault(u64 err, u64 cr2)
+{
+	printk(KERN_EMERG "CR2: %016llx: %s %s of a %s page%s\n", (unsigned long long)cr2,
+	       err & PF_USER ? "user" : "kernel",
+	       err & PF_INSTR ? "instruction fetch" : err & PF_WRITE ? "write" : "read",
+	       err & PF_PRESENT ? "present (protection)" : "not-present",
+	       err & PF_RSVD ? ", reserved bit set" : "");
+	if (cr2 < PAGE_SIZE)
+		printk(KERN_EMERG "CR2 is in the first page: a NULL pointer dereference?\n");
+	if (!(err & PF_PRESENT) && vm_mapped(cr2 + PAGE_SIZE) && cr2 >= KERNEL_VMA)
+		printk(KERN_EMERG "CR2 is just below a mapped page: a stack overflow into its guard page?\n");
+}
+
+void trap_panic(struct trap_frame *f)
+{
+	if (!panic_begin())
+		panic_end();
+	printk(KERN_EMERG "PANIC: %s, vector %llu, error code 0x%llx\n",
+	       trap_name((unsigned)f->vector), (unsigned long long)f->vector,
+	       (unsigned long long)f->error_code);
+	if (f->vector == VEC_PF)
+		describe_page_fault(f->error_code, read_cr2());
+	printk(KERN_EMERG "RIP: %04llx:%016llx RFLAGS: %016llx RSP: %04llx:%016llx\n",
+	       (unsigned long long)f->cs, (unsigned long long)f->rip, (unsigned long long)f->rflags,
+	       (unsigned long long)f->ss, (unsigned long long)f->rsp);
+	printk(KERN_EMERG "RAX: %016llx RBX: %016llx RCX: %016llx\n", (unsigned long long)f->rax,
+	       (unsigned long long)f->rbx, (unsigned long long)f->rcx);
+	printk(KERN_EMERG "RDX: %016llx RSI: %016llx RDI: %016llx\n", (unsigned long long)f->rdx,
+	       (unsigned long long)f->rsi, (unsigned long long)f->rdi);
+	printk(KERN_EMERG "RBP: %016llx R08: %016llx R09: %016llx\n", (unsigned long long)f->rbp,
+	       (unsigned long long)f->r8, (unsigned long long)f->r9);
+	printk(KERN_EMERG "R10: %016llx R11: %016llx R12: %016llx\n", (unsigned long long)f->r10,
+	       (unsigned long long)f->r11, (unsigned long long)f->r12);
+	printk(KERN_EMERG "R13: %016llx R14: %016llx R15: %016llx\n", (unsigned long long)f->r13,
+	       (unsigned long long)f->r14, (unsigned long long)f->r15);
+	printk(KERN_EMERG "CR0: %016llx CR2: %016llx CR3: %016llx CR4: %016llx\n",
+	       (unsigned long long)read_cr0(), (unsigned long long)read_cr2(),
+	       (unsigned long long)read_cr3(), (unsigned long long)read_cr4());
+	printk(KERN_EMERG "Backtrace:\n");
+	backtrace_print_from(f->rip, f->rsp, f->rbp);
+	panic_end();
+}

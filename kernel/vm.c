@@ -1,0 +1,319 @@
+/*
+ * vm.c - build the kernel's page tables and map device memory on demand.
+ *
+ * x86-64 4-level paging: a virtual address is split into four 9-bit table
+ * indexes and a 12-bit offset,
+ *
+ *   63    48 47   39 38   30 29   21 20   12 11      0
+ *   [ sign ][ PML4 ][ PDPT ][  PD  ][  PT  ][ offset ]
+ *
+ * and a PDPT or PD entry with PS set maps a 1 GiB or 2 MiB page directly.
+ * map_range() always uses the largest page that fits the alignment and the
+ * length; when a smaller mapping is later needed inside a large page
+ * (ioremap of a device page next to RAM), split() replaces the large page
+ * by a table of 512 smaller ones with the same translation.
+ *
+ * Page-table pages come from a fixed pool in .bss (EARLY_PT_PAGES): enough
+ * for the image, 64 GiB of RAM with 2 MiB pages (any amount with 1 GiB
+ * pages) and the devices. The pool running dry is reported, never fatal.
+ *
+ * Invariants:
+ *   - intermediate entries are always present|writable and never NX; the
+ *     leaf alone decides the rights of a mapping;
+ *   - every present leaf of the direct map at PAGE_OFFSET + p maps p;
+ *   - vm_lock serializes every change to the live tables.
+ */
+#include "vm.h"
+#include "kstring.h"
+#include "printk.h"
+#include "spinlock.h"
+#include "x86.h"
+
+#define PAT_WB 0x06
+#define PAT_WC 0x01
+#define PAT_UCMINUS 0x07
+#define PAT_UC 0x00
+/* PAT entries 0..3 = WB, WC, UC-, UC (and again for 4..7): PWT selects WC, PCD|PWT UC. */
+#define PAT_VALUE                                                                    \
+	((u64)PAT_WB | (u64)PAT_WC << 8 | (u64)PAT_UCMINUS << 16 | (u64)PAT_UC << 24 |  \
+	 (u64)PAT_WB << 32 | (u64)PAT_WC << 40 | (u64)PAT_UCMINUS << 48 | (u64)PAT_UC << 56)
+
+static u64 pt_pool[EARLY_PT_PAGES][512] __aligned(4096);
+u32 vm_pt_pages_used;
+u64 vm_direct_mapped;
+static u64 *pml4;               /* the live (or being-built) top-level table */
+static u64 pte_nx;              /* PTE_NX if the CPU has NX, else 0 (the bit is reserved) */
+static bool have_1g_pages;
+static struct spinlock vm_lock = SPINLOCK_INIT("vm");
+
+extern char boot_stack_guard[], df_stack_guard[], nmi_stack_guard[];
+
+static u64 level_size(int level)
+{
+	return 1UL << (PAGE_SHIFT + 9 * (level - 1));
+}
+
+static unsigned level_index(u64 va, int level)
+{
+	return (va >> (PAGE_SHIFT + 9 * (level - 1))) & 511;
+}
+
+/* A zeroed page-table page, as a physical address; 0 when the pool is dry. */
+static u64 pt_alloc(void)
+{
+	static bool warned;
+
+	if (vm_pt_pages_used == EARLY_PT_PAGES) {
+		if (!warned)
+			pr_err("vm: all %u page-table pages used; mapping refused\n", EARLY_PT_PAGES);
+		warned = true;
+		return 0;
+	}
+	u64 *t = pt_pool[vm_pt_pages_used++];
+	memset(t, 0, PAGE_SIZE);
+	return virt_to_phys(t);
+}
+
+u64 vm_translate(u64 va, u64 *leaf, int *level);
+
+/* Flush every TLB entry, global ones too (toggling CR4.PGE does that). */
+static void tlb_flush_all(void)
+{
+	u64 cr4 = read_cr4();
+
+	if (cr4 & CR4_PGE) {
+		write_cr4(cr4 & ~CR4_PGE);
+		write_cr4(cr4);
+	} else {
+		write_cr3(read_cr3());
+	}
+}
+
+/* Replace the large page at *e (level 2 or 3) by a table of 512 smaller pages. */
+static bool split(u64 *e, int level)
+{
+	u64 pa = pt_alloc();
+	u64 *t, base, flags, step;
+
+	if (!pa)
+		return false;
+	t = phys_to_virt(pa);
+	base = *e & PTE_ADDR & ~(level_size(level) - 1);
+	flags = *e & ~PTE_ADDR;
+	step = level_size(level - 1);
+	if (level - 1 == 1)
+		flags &= ~PTE_PS;       /* in a PT, bit 7 means PAT, not PS */
+	for (int i = 0; i < 512; i++)
+		t[i] = (base + i * step) | flags;
+	*e = pa | PTE_P | PTE_W;
+	tlb_flush_all();
+	return true;
+}
+
+/* The entry for va at level (1 = PT ... 4 = PML4), creating tables on the way. */
+static u64 *walk_create(u64 va, int level)
+{
+	u64 *table = pml4;
+
+	for (int l = 4; l > level; l--) {
+		u64 *e = &table[level_index(va, l)];
+
+		if (!(*e & PTE_P)) {
+			u64 pa = pt_alloc();
+			if (!pa)
+				return NULL;
+			*e = pa | PTE_P | PTE_W;
+		} else if (*e & PTE_PS) {
+			if (!split(e, l))
+				return NULL;
+		}
+		table = phys_to_virt(*e & PTE_ADDR);
+	}
+	return &table[level_index(va, level)];
+}
+
+/*
+ * Map [va, va + size) to [pa, ...) with leaf flags (PTE_P etc.), using 1 GiB
+ * and 2 MiB pages where allowed and aligned. All three must be page-aligned.
+ * Returns false if page tables ran out (part of the range may be mapped).
+ */
+#define PTE_RIGHTS (PTE_P | PTE_W | PTE_PWT | PTE_PCD | PTE_G | PTE_NX)
+
+static bool map_range(u64 va, u64 pa, u64 size, u64 flags, bool allow_large)
+{
+	while (size) {
+		int level = 1;
+		u64 *e, leaf;
+
+		/* Already mapped as asked (memremap of RAM, say): keep the page as is. */
+		if (vm_translate(va, &leaf, &level) == pa &&
+		    (leaf & PTE_RIGHTS) == (flags & PTE_RIGHTS)) {
+			u64 step = level_size(level) - (va & (level_size(level) - 1));
+			step = MIN(step, size);
+			va += step;
+			pa += step;
+			size -= step;
+			continue;
+		}
+		level = 1;
+
+		if (allow_large && have_1g_pages && IS_ALIGNED(va | pa, HUGE_PAGE_SIZE) &&
+		    size >= HUGE_PAGE_SIZE)
+			level = 3;
+		else if (allow_large && IS_ALIGNED(va | pa, LARGE_PAGE_SIZE) && size >= LARGE_PAGE_SIZE)
+			level = 2;
+		for (;; level--) {
+			e = walk_create(va, level);
+			if (!e)
+				return false;
+			/* A table already sits where a large page would go: map smaller. */
+			if (level == 1 || !(*e & PTE_P) || (*e & PTE_PS))
+				break;
+		}
+		u64 entry = pa | flags | (level > 1 ? PTE_PS : 0);
+		if (*e != entry) {
+			bool was_present = *e & PTE_P;
+			*e = entry;
+			if (was_present)
+				invlpg(va);
+		}
+		va += level_size(level);
+		pa += level_size(level);
+		size -= level_size(level);
+	}
+	return true;
+}
+
+static void unmap_page(u64 va)
+{
+	u64 *e = walk_create(va, 1);
+
+	if (e) {
+		*e = 0;
+		invlpg(va);
+	}
+}
+
+u64 vm_translate(u64 va, u64 *leaf, int *level)
+{
+	u64 *table = pml4;
+
+	if ((s64)va >> 47 != 0 && (s64)va >> 47 != -1)
+		return (u64)-1;         /* not canonical */
+	if (!table)
+		table = phys_to_virt(read_cr3() & PTE_ADDR);
+	for (int l = 4; l >= 1; l--) {
+		u64 e = table[level_index(va, l)];
+
+		if (!(e & PTE_P))
+			return (u64)-1;
+		if (l == 1 || (e & PTE_PS)) {
+			u64 size = level_size(l);
+			if (leaf)
+				*leaf = e;
+			if (level)
+				*level = l;
+			return (e & PTE_ADDR & ~(size - 1)) + (va & (size - 1));
+		}
+		table = phys_to_virt(e & PTE_ADDR);
+	}
+	return (u64)-1;
+}
+
+static u64 cache_bits(enum vm_cache cache)
+{
+	switch (cache) {
+	case VM_WC: return PTE_PWT;
+	case VM_UC: return PTE_PWT | PTE_PCD;
+	default: return 0;
+	}
+}
+
+/* Map one image region [start, end) of the kernel at its link address. */
+static void map_image(const char *start, const char *end, u64 flags)
+{
+	u64 va = (u64)start;
+
+	if (!map_range(va, va - KERNEL_VMA, ALIGN_UP((u64)end - va, PAGE_SIZE), flags, false))
+		pr_err("vm: cannot map kernel region 0x%llx\n", (unsigned long long)va);
+}
+
+static void map_direct(u64 base, u64 end)
+{
+	base = ALIGN_UP(base, PAGE_SIZE);
+	end = ALIGN_DOWN(end, PAGE_SIZE);
+	if (end > DIRECT_MAP_SIZE) {
+		pr_warn("vm: RAM above %llu TiB is not mapped (range ends at 0x%llx)\n",
+			(unsigned long long)(DIRECT_MAP_SIZE >> 40), (unsigned long long)end);
+		end = DIRECT_MAP_SIZE;
+	}
+	if (base >= end)
+		return;
+	if (map_range(PAGE_OFFSET + base, base, end - base, PTE_P | PTE_W | PTE_G | pte_nx, true))
+		vm_direct_mapped += end - base;
+}
+
+void vm_init(const struct memmap *map)
+{
+	u32 a, b, c, d;
+
+	cpuid(0x80000001, 0, &a, &b, &c, &d);
+	pte_nx = (d & (1u << 20)) ? PTE_NX : 0;
+	have_1g_pages = d & (1u << 26);
+	wrmsr(MSR_PAT, PAT_VALUE);
+
+	pml4 = phys_to_virt(pt_alloc());
+
+	/* The image: text RX, rodata R, data/bss/stacks RW; all global. */
+	map_image(__text_start, __text_end, PTE_P | PTE_G);
+	map_image(__rodata_start, __rodata_end, PTE_P | PTE_G | pte_nx);
+	map_image(__data_start, __data_end, PTE_P | PTE_W | PTE_G | pte_nx);
+	unmap_page((u64)boot_stack_guard);
+	unmap_page((u64)df_stack_guard);
+	unmap_page((u64)nmi_stack_guard);
+
+	/* The direct map: every RAM range, plus the image wherever it was loaded. */
+	for (u32 i = 0; i < map->n; i++)
+		if (e820_is_ram(map->e[i].type))
+			map_direct(map->e[i].base, map->e[i].end);
+	map_direct((u64)__kernel_phys_start, (u64)__kernel_end - KERNEL_VMA);
+	if (map->n == 0) {
+		pr_warn("vm: no memory map; direct-mapping the first 4 GiB blindly\n");
+		map_direct(0, 4UL << 30);
+	}
+
+	write_cr3(virt_to_phys(pml4));
+	write_cr4(read_cr4() | CR4_PGE);
+	write_cr0(read_cr0() | CR0_WP);
+	pr_info("vm: direct map %llu MiB, %s pages, NX %s, %u page-table pages\n",
+		(unsigned long long)(vm_direct_mapped >> 20), have_1g_pages ? "1 GiB" : "2 MiB",
+		pte_nx ? "on" : "unavailable", vm_pt_pages_used);
+}
+
+void *ioremap(u64 pa, u64 size, enum vm_cache cache)
+{
+	u64 base = ALIGN_DOWN(pa, PAGE_SIZE);
+	u64 end = ALIGN_UP(pa + size, PAGE_SIZE);
+	u64 flags;
+	bool ok;
+
+	if (size == 0 || pa + size < pa || end > DIRECT_MAP_SIZE) {
+		pr_err("vm: ioremap 0x%llx+0x%llx is outside the direct map\n",
+		       (unsigned long long)pa, (unsigned long long)size);
+		return NULL;
+	}
+	if (!pml4) {
+		pr_err("vm: ioremap 0x%llx before vm_init\n", (unsigned long long)pa);
+		return NULL;
+	}
+	flags = PTE_P | PTE_W | PTE_G | pte_nx | cache_bits(cache);
+	u64 irq = spin_lock_irqsave(&vm_lock);
+	ok = map_range(PAGE_OFFSET + base, base, end - base, flags, true);
+	spin_unlock_irqrestore(&vm_lock, irq);
+	if (!ok) {
+		pr_err("vm: ioremap 0x%llx+0x%llx: out of page tables\n",
+		       (unsigned long long)pa, (unsigned long long)size);
+		return NULL;
+	}
+	return phys_to_virt(pa);
+}

@@ -1,0 +1,103 @@
+/*
+ * console_test.c - printk's log and timestamps, and the framebuffer console.
+ */
+#include "fbcon.h"
+#include "font.h"
+#include "format.h"
+#include "kstring.h"
+#include "ktest.h"
+#include "mb2.h"
+#include "printk.h"
+#include "time.h"
+
+extern struct boot_info boot_info;
+
+static char tail[512];
+
+static void log_keeps_what_printk_said(struct ktest *t)
+{
+	printk("console_test: marker %d\n", 4242);
+	printk_log_tail(tail, sizeof(tail));
+	EXPECT_TRUE(t, strstr(tail, "console_test: marker 4242\n") != NULL);
+}
+
+/* "[sssss.uuuuuu] " on every line: 15 characters, ']' at index 13. */
+static void every_line_has_a_fixed_width_timestamp(struct ktest *t)
+{
+	printk("console_test: line one\nconsole_test: ");
+	printk("line two\n");
+	printk_log_tail(tail, sizeof(tail));
+	char *one = strstr(tail, "console_test: line one");
+	char *two = strstr(tail, "console_test: line two");
+	ASSERT_TRUE(t, one && two && one - tail >= 15 && two - tail >= 15);
+	EXPECT_EQ(t, one[-15], '[');
+	EXPECT_EQ(t, one[-2], ']');
+	EXPECT_EQ(t, two[-15], '[');
+	EXPECT_EQ(t, two[-2], ']');
+	EXPECT_EQ(t, one[-9], '.');
+}
+
+static void clock_runs_forward(struct ktest *t)
+{
+	u64 a = ktime_ns();
+	udelay(1000);
+	u64 b = ktime_ns();
+
+	EXPECT_GT(t, tsc_khz, 1000);                    /* faster than 1 MHz */
+	EXPECT_GE(t, b - a, 1000 * 1000);               /* udelay(1000) lasted >= 1 ms */
+}
+
+/* Draw a glyph and read every pixel back: ink where the font has bits. */
+static void framebuffer_shows_the_glyph(struct ktest *t)
+{
+	struct fbcon_info fi;
+
+	fbcon_get_info(&fi);
+	if (!fi.active)
+		KTEST_SKIP(t, "no framebuffer console");
+	if (fi.text_mode)
+		KTEST_SKIP(t, "VGA text mode: no pixels to check");
+	u32 col = fi.cols - 1, row = 0;
+	const u8 *glyph = font_glyph('@');
+	u32 wrong = 0;
+	fbcon_draw_cell(col, row, '@');
+	for (u32 y = 0; y < FONT_HEIGHT; y++)
+		for (u32 x = 0; x < FONT_WIDTH; x++) {
+			u32 want = (glyph[y] & (0x80 >> x)) ? fi.fg : fi.bg;
+			wrong += fbcon_read_pixel(col * FONT_WIDTH + x, row * FONT_HEIGHT + y) != want;
+		}
+	fbcon_draw_cell(col, row, ' ');
+	EXPECT_EQ(t, wrong, 0);
+	EXPECT_NE(t, fi.fg, fi.bg);
+}
+
+static void uefi_boot_has_a_framebuffer(struct ktest *t)
+{
+	struct fbcon_info fi;
+
+	if (!boot_info.efi)
+		KTEST_SKIP(t, "BIOS boot");
+	fbcon_get_info(&fi);
+	EXPECT_TRUE(t, boot_info.has_fb);
+	EXPECT_TRUE(t, fi.active);
+	EXPECT_FALSE(t, fi.text_mode);
+}
+
+static void snprintf_in_the_kernel(struct ktest *t)
+{
+	char buf[64];
+
+	snprintf(buf, sizeof(buf), "%5d|%-4s|%#x|%p", -42, "ab", 255, (void *)0x1000);
+	EXPECT_STREQ(t, buf, "  -42|ab  |0xff|0x0000000000001000");
+}
+
+static const struct ktest_case console_cases[] = {
+	KTEST(log_keeps_what_printk_said),
+	KTEST(every_line_has_a_fixed_width_timestamp),
+	KTEST(clock_runs_forward),
+	KTEST(framebuffer_shows_the_glyph),
+	KTEST(uefi_boot_has_a_framebuffer),
+	KTEST(snprintf_in_the_kernel),
+	{},
+};
+KTEST_SUITE(console, console_cases);

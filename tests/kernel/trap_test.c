@@ -1,0 +1,213 @@
+/*
+ * trap_test.c - exceptions really arrive, with the right details.
+ *
+ * Each case provokes one exception inside fault_catch() and checks what the
+ * handler recorded: the vector, the error code, CR2 for page faults, the
+ * faulting instruction, and for the double fault, that the handler ran on
+ * its own IST stack.
+ */
+#include "cpu.h"
+#include "ktest.h"
+#include "param.h"
+#include "trap.h"
+#include "vm.h"
+
+extern char boot_stack_guard[], boot_stack_bottom[], df_stack_top[];
+void kernel_main(u64 magic, u64 info);
+
+static volatile u64 sink;
+
+static void read_addr(void *arg)
+{
+	sink = *(volatile u64 *)arg;
+}
+
+static void write_addr(void *arg)
+{
+	*(volatile u8 *)arg = 0x90;
+}
+
+static void call_addr(void *arg)
+{
+	((void (*)(void))arg)();
+}
+
+static void page_fault_on_guard_page(struct ktest *t)
+{
+	struct fault_info fi;
+
+	ASSERT_TRUE(t, fault_catch(read_addr, boot_stack_guard + 8, &fi));
+	EXPECT_EQ(t, fi.vector, VEC_PF);
+	EXPECT_EQ(t, fi.cr2, (u64)boot_stack_guard + 8);
+	EXPECT_EQ(t, fi.error_code, 0);         /* not present, read, kernel */
+}
+
+static void page_fault_on_null(struct ktest *t)
+{
+	struct fault_info fi;
+
+	ASSERT_TRUE(t, fault_catch(read_addr, NULL, &fi));
+	EXPECT_EQ(t, fi.vector, VEC_PF);
+	EXPECT_EQ(t, fi.cr2, 0);
+	EXPECT_EQ(t, fi.error_code, 0);
+}
+
+static void write_to_text_faults(struct ktest *t)
+{
+	struct fault_info fi;
+	u8 *target = (u8 *)kernel_main;
+	u8 before = *target;
+
+	ASSERT_TRUE(t, fault_catch(write_addr, target, &fi));
+	EXPECT_EQ(t, fi.vector, VEC_PF);
+	EXPECT_EQ(t, fi.cr2, (u64)target);
+	EXPECT_EQ(t, fi.error_code, PF_PRESENT | PF_WRITE);
+	EXPECT_EQ(t, *target, before);
+}
+
+static u8 data_ret[16] = { 0xc3 };      /* "ret", in a writable, NX data page */
+
+static void execute_data_faults(struct ktest *t)
+{
+	struct fault_info fi;
+
+	if (!cpu_info.nx)
+		KTEST_SKIP(t, "this CPU has no NX bit");
+	ASSERT_TRUE(t, fault_catch(call_addr, data_ret, &fi));
+	EXPECT_EQ(t, fi.vector, VEC_PF);
+	EXPECT_EQ(t, fi.cr2, (u64)data_ret);
+	EXPECT_EQ(t, fi.rip, (u64)data_ret);
+	EXPECT_EQ(t, fi.error_code, PF_PRESENT | PF_INSTR);
+}
+
+static void noncanonical_is_general_protection(struct ktest *t)
+{
+	struct fault_info fi;
+
+	ASSERT_TRUE(t, fault_catch(read_addr, (void *)0x8000000000000000UL, &fi));
+	EXPECT_EQ(t, fi.vector, VEC_GP);
+	EXPECT_EQ(t, fi.error_code, 0);
+}
+
+static void do_ud2(void *arg)
+{
+	__asm__ volatile("ud2");
+}
+
+static void invalid_opcode(struct ktest *t)
+{
+	struct fault_info fi;
+
+	ASSERT_TRUE(t, fault_catch(do_ud2, NULL, &fi));
+	EXPECT_EQ(t, fi.vector, VEC_UD);
+	EXPECT_GE(t, fi.rip, (u64)do_ud2);
+	EXPECT_LT(t, fi.rip, (u64)do_ud2 + 32);
+	EXPECT_EQ(t, *(u16 *)fi.rip, 0x0b0f);   /* the fault points at the ud2 itself */
+}
+
+static void do_divide_by_zero(void *arg)
+{
+	__asm__ volatile("xor %%ecx, %%ecx\n\tmov $1, %%eax\n\txor %%edx, %%edx\n\tdiv %%ecx"
+			 ::: "eax", "ecx", "edx");
+}
+
+static void divide_error(struct ktest *t)
+{
+	struct fault_info fi;
+
+	ASSERT_TRUE(t, fault_catch(do_divide_by_zero, NULL, &fi));
+	EXPECT_EQ(t, fi.vector, VEC_DE);
+}
+
+static void do_int3(void *arg)
+{
+	__asm__ volatile("int3");
+}
+
+static void breakpoint_is_a_trap(struct ktest *t)
+{
+	struct fault_info fi;
+
+	ASSERT_TRUE(t, fault_catch(do_int3, NULL, &fi));
+	EXPECT_EQ(t, fi.vector, VEC_BP);
+	/* A trap reports the instruction after int3 (0xcc), not int3 itself. */
+	EXPECT_EQ(t, *((u8 *)fi.rip - 1), 0xcc);
+}
+
+/*
+ * Point RSP at the top of the boot stack's guard page and push: the #PF
+ * cannot be delivered on that stack, which makes it a double fault, and
+ * only the IST switch lets the #DF handler run at all.
+ */
+static void do_stack_overflow(void *arg)
+{
+	__asm__ volatile("mov %%rsp, %%rbx\n\t"
+			 "mov %0, %%rsp\n\t"
+			 "push $0\n\t"
+			 "mov %%rbx, %%rsp"
+			 : : "r"(boot_stack_bottom) : "rbx", "memory");
+}
+
+static void double_fault_runs_on_ist_stack(struct ktest *t)
+{
+	struct fault_info fi;
+
+	ASSERT_TRUE(t, fault_catch(do_stack_overflow, NULL, &fi));
+	EXPECT_EQ(t, fi.vector, VEC_DF);
+	EXPECT_EQ(t, fi.error_code, 0);
+	EXPECT_LT(t, fi.handler_rsp, (u64)df_stack_top);
+	EXPECT_GE(t, fi.handler_rsp, (u64)df_stack_top - IST_STACK_SIZE);
+}
+
+static volatile u64 seen_vector, seen_rax;
+
+static void record_vector(struct trap_frame *f)
+{
+	seen_vector = f->vector;
+	seen_rax = f->rax;
+}
+
+static void software_interrupt_reaches_handler(struct ktest *t)
+{
+	seen_vector = 0;
+	trap_set_handler(0x80, record_vector);
+	__asm__ volatile("mov $0x1234, %%rax\n\tint $0x80" ::: "rax", "memory");
+	trap_set_handler(0x80, NULL);
+	EXPECT_EQ(t, seen_vector, 0x80);
+	EXPECT_EQ(t, seen_rax, 0x1234);
+}
+
+static void inner_faults(void *arg)
+{
+	struct fault_info *inner = arg;
+
+	fault_catch(read_addr, NULL, inner);
+}
+
+static void catches_nest(struct ktest *t)
+{
+	struct fault_info outer = { 0 }, inner = { 0 };
+
+	EXPECT_FALSE(t, fault_catch(inner_faults, &inner, &outer));
+	EXPECT_EQ(t, inner.vector, VEC_PF);
+	EXPECT_EQ(t, outer.vector, 0);
+	/* And the outer catcher still works afterwards. */
+	EXPECT_TRUE(t, fault_catch(do_ud2, NULL, &outer));
+	EXPECT_EQ(t, outer.vector, VEC_UD);
+}
+
+static const struct ktest_case trap_cases[] = {
+	KTEST(page_fault_on_guard_page),
+	KTEST(page_fault_on_null),
+	KTEST(write_to_text_faults),
+	KTEST(execute_data_faults),
+	KTEST(noncanonical_is_general_protection),
+	KTEST(invalid_opcode),
+	KTEST(divide_error),
+	KTEST(breakpoint_is_a_trap),
+	KTEST(double_fault_runs_on_ist_stack),
+	KTEST(software_interrupt_reaches_handler),
+	KTEST(catches_nest),
+	{},
+};
+KTEST_SUITE(trap, trap_cases);

@@ -1,0 +1,180 @@
+/*
+ * vm_test.c - the page tables say what include/vm.h promises.
+ */
+#include "kstring.h"
+#include "ktest.h"
+#include "memmap.h"
+#include "vm.h"
+#include "x86.h"
+
+extern struct memmap boot_memmap;
+extern char boot_stack_guard[], boot_stack_bottom[], boot_stack_top[];
+extern char df_stack_guard[], nmi_stack_guard[];
+void kernel_main(u64 magic, u64 info);
+
+static const u64 rodata_object = 0x1234;
+static u64 data_object = 1;
+
+static u64 leaf_of(u64 va)
+{
+	u64 leaf = 0;
+
+	vm_translate(va, &leaf, NULL);
+	return leaf;
+}
+
+static void text_is_read_only_and_executable(struct ktest *t)
+{
+	u64 leaf = leaf_of((u64)kernel_main);
+
+	EXPECT_TRUE(t, leaf & PTE_P);
+	EXPECT_FALSE(t, leaf & PTE_W);
+	EXPECT_FALSE(t, leaf & PTE_NX);
+	EXPECT_EQ(t, vm_translate((u64)kernel_main, NULL, NULL), (u64)kernel_main - KERNEL_VMA);
+}
+
+static void rodata_is_read_only(struct ktest *t)
+{
+	u64 leaf = leaf_of((u64)&rodata_object);
+
+	EXPECT_TRUE(t, leaf & PTE_P);
+	EXPECT_FALSE(t, leaf & PTE_W);
+	if (rdmsr(MSR_EFER) & EFER_NXE)
+		EXPECT_TRUE(t, leaf & PTE_NX);
+}
+
+static void data_is_writable_not_executable(struct ktest *t)
+{
+	u64 leaf = leaf_of((u64)&data_object);
+
+	EXPECT_TRUE(t, leaf & PTE_W);
+	if (rdmsr(MSR_EFER) & EFER_NXE)
+		EXPECT_TRUE(t, leaf & PTE_NX);
+}
+
+static void stack_guard_pages_are_unmapped(struct ktest *t)
+{
+	EXPECT_FALSE(t, vm_mapped((u64)boot_stack_guard));
+	EXPECT_FALSE(t, vm_mapped((u64)boot_stack_guard + PAGE_SIZE - 1));
+	EXPECT_FALSE(t, vm_mapped((u64)df_stack_guard));
+	EXPECT_FALSE(t, vm_mapped((u64)nmi_stack_guard));
+	EXPECT_TRUE(t, vm_mapped((u64)boot_stack_bottom));
+	EXPECT_TRUE(t, vm_mapped((u64)boot_stack_top - 8));
+}
+
+static void null_page_is_unmapped(struct ktest *t)
+{
+	EXPECT_FALSE(t, vm_mapped(0));
+	EXPECT_FALSE(t, vm_mapped(PAGE_SIZE - 1));
+}
+
+/* Every usable range is reachable at PAGE_OFFSET + phys, first and last page. */
+static void direct_map_covers_all_ram(struct ktest *t)
+{
+	u32 checked = 0;
+
+	for (u32 i = 0; i < boot_memmap.n; i++) {
+		const struct memmap_entry *e = &boot_memmap.e[i];
+		u64 first = ALIGN_UP(e->base, PAGE_SIZE), last = ALIGN_DOWN(e->end, PAGE_SIZE);
+
+		if (e->type != E820_USABLE || first >= last)
+			continue;
+		EXPECT_EQ(t, vm_translate((u64)phys_to_virt(first), NULL, NULL), first);
+		EXPECT_EQ(t, vm_translate((u64)phys_to_virt(last - 8), NULL, NULL), last - 8);
+		checked++;
+	}
+	EXPECT_GT(t, checked, 0);
+}
+
+/* The kernel image and the direct map are two views of the same frames. */
+static void direct_map_aliases_the_image(struct ktest *t)
+{
+	volatile u64 *alias = phys_to_virt(virt_to_phys(&data_object));
+
+	data_object = 0x5eed;
+	EXPECT_EQ(t, *alias, 0x5eed);
+	*alias = 0xfeed;
+	EXPECT_EQ(t, data_object, 0xfeed);
+}
+
+/* Memory above 4 GiB (the story topology has 3 GiB there) is usable at once. */
+static void ram_above_4g_is_usable(struct ktest *t)
+{
+	u64 base = 0, end = 0;
+
+	for (u32 i = 0; i < boot_memmap.n; i++)
+		if (boot_memmap.e[i].type == E820_USABLE && boot_memmap.e[i].end > (4UL << 30)) {
+			base = MAX(boot_memmap.e[i].base, 4UL << 30);
+			end = boot_memmap.e[i].end;
+			break;
+		}
+	if (!end)
+		KTEST_SKIP(t, "no RAM above 4 GiB on this machine");
+	volatile u64 *lo = phys_to_virt(base), *hi = phys_to_virt(end - 8);
+	u64 save_lo = *lo, save_hi = *hi;
+	*lo = 0x0123456789abcdefUL;
+	*hi = ~0x0123456789abcdefUL;
+	EXPECT_EQ(t, *lo, 0x0123456789abcdefUL);
+	EXPECT_EQ(t, *hi, ~0x0123456789abcdefUL);
+	*lo = save_lo;
+	*hi = save_hi;
+}
+
+static void pat_has_write_combining(struct ktest *t)
+{
+	u64 pat = rdmsr(MSR_PAT);
+
+	EXPECT_EQ(t, pat & 0xff, 0x06);                 /* entry 0: write-back */
+	EXPECT_EQ(t, (pat >> 8) & 0xff, 0x01);          /* entry 1: write-combining */
+	EXPECT_EQ(t, (pat >> 24) & 0xff, 0x00);         /* entry 3: uncached */
+}
+
+/* A device page far above RAM (where OVMF puts 64-bit BARs) maps uncached. */
+static void ioremap_maps_high_mmio_uncached(struct ktest *t)
+{
+	u64 pa = 0xe000000000UL;
+	void *va = ioremap(pa, PAGE_SIZE, VM_UC);
+	u64 leaf = 0;
+
+	ASSERT_TRUE(t, va != NULL);
+	EXPECT_EQ(t, (u64)va, PAGE_OFFSET + pa);
+	EXPECT_EQ(t, vm_translate((u64)va, &leaf, NULL), pa);
+	EXPECT_EQ(t, leaf & (PTE_PCD | PTE_PWT), PTE_PCD | PTE_PWT);
+}
+
+/* memremap of RAM that is already mapped write-back changes nothing. */
+static void memremap_of_ram_keeps_the_mapping(struct ktest *t)
+{
+	u64 pa = virt_to_phys(&data_object);
+	u64 before, after;
+	int level_before, level_after;
+
+	vm_translate((u64)phys_to_virt(pa), &before, &level_before);
+	ASSERT_TRUE(t, memremap(pa, 8) == phys_to_virt(pa));
+	vm_translate((u64)phys_to_virt(pa), &after, &level_after);
+	EXPECT_EQ(t, before, after);
+	EXPECT_EQ(t, level_before, level_after);
+}
+
+static void ioremap_rejects_addresses_past_the_direct_map(struct ktest *t)
+{
+	EXPECT_TRUE(t, ioremap(DIRECT_MAP_SIZE, PAGE_SIZE, VM_UC) == NULL);
+	EXPECT_TRUE(t, ioremap(~0UL - 10, 100, VM_UC) == NULL);
+}
+
+static const struct ktest_case vm_cases[] = {
+	KTEST(text_is_read_only_and_executable),
+	KTEST(rodata_is_read_only),
+	KTEST(data_is_writable_not_executable),
+	KTEST(stack_guard_pages_are_unmapped),
+	KTEST(null_page_is_unmapped),
+	KTEST(direct_map_covers_all_ram),
+	KTEST(direct_map_aliases_the_image),
+	KTEST(ram_above_4g_is_usable),
+	KTEST(pat_has_write_combining),
+	KTEST(ioremap_maps_high_mmio_uncached),
+	KTEST(memremap_of_ram_keeps_the_mapping),
+	KTEST(ioremap_rejects_addresses_past_the_direct_map),
+	{},
+};
+KTEST_SUITE(vm, vm_cases);

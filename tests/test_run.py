@@ -1,0 +1,511 @@
+#!/usr/bin/env python3
+"""Unit tests of tests/run.py: configuration parsing, log cleaning, the KTAP
+parser and the verdicts, on small inline logs.  No QEMU is started.
+
+Run with: python3 tests/test_run.py
+"""
+
+import os
+import sys
+import textwrap
+import unittest
+
+# Import the runner from beside this file, leaving no __pycache__ behind.
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import run  # noqa: E402
+
+
+def log(text):
+    """An inline serial log: dedented, first newline dropped."""
+    return textwrap.dedent(text).lstrip('\n')
+
+
+# The example of the brief: one failing case, one skipped, two suites.
+SAMPLE = log('''
+    [    0.000100] testbed: booting
+    [    0.000200] numa: node 0 cpus 0-1 mem none
+    [    0.500000] KTAP version 1
+    [    0.500000] 1..2
+    [    0.500001]     KTAP version 1
+    [    0.500001]     # Subtest: format
+    [    0.500001]     1..3
+    [    0.500002]     ok 1 plain_string
+    [    0.500003]     # width_padding: EXPECTATION FAILED at format_test.c:42
+    [    0.500003]     #   expected: buf == "  42"
+    [    0.500004]     not ok 2 width_padding
+    [    0.500005]     ok 3 pointer_format # SKIP no framebuffer
+    [    0.500005] # format: pass:1 fail:1 skip:1 total:3
+    [    0.500006] not ok 1 format
+    [    0.500006]     KTAP version 1
+    [    0.500006]     # Subtest: trap
+    [    0.500006]     1..1
+    [    0.500007]     ok 1 page_fault_read
+    [    0.500007] # trap: pass:1 fail:0 skip:0 total:1
+    [    0.500008] ok 2 trap
+    [    0.500008] # Totals: pass:2 fail:1 skip:1 total:4
+''')
+
+ALL_PASS = log('''
+    [    0.500000] KTAP version 1
+    [    0.500000] 1..2
+    [    0.500001]     KTAP version 1
+    [    0.500001]     # Subtest: format
+    [    0.500001]     1..2
+    [    0.500002]     ok 1 plain_string
+    [    0.500002] format: some printk output between cases
+    [    0.500003]     ok 2 width_padding
+    [    0.500005] ok 1 format
+    [    0.500006]     KTAP version 1
+    [    0.500006]     # Subtest: trap
+    [    0.500006]     1..1
+    [    0.500007]     ok 1 page_fault_read
+    [    0.500008] ok 2 trap
+''')
+
+# A panic in the second case of the first suite.
+PANIC_MID_SUITE = log('''
+    [    0.500000] KTAP version 1
+    [    0.500000] 1..2
+    [    0.500001]     KTAP version 1
+    [    0.500001]     # Subtest: trap
+    [    0.500001]     1..3
+    [    0.500002]     ok 1 page_fault_read
+    [    0.500003] PANIC: general protection fault at ffffffff80201234
+    [    0.500003]   [<ffffffff80201234>] ktest_panic_level3+0x1a/0x40
+    [    0.500003]   [<ffffffff80201300>] ktest_panic_level2+0x10/0x20
+''')
+
+# What OVMF and GRUB leave on the serial line before the kernel starts.
+UEFI_PREAMBLE = ('\x1b[2J\x1b[01;01H\x1b[=3h\x1b[2J\x1b[01;01H'
+                 'BdsDxe: loading Boot0001 "UEFI QEMU DVD-ROM QM00005" '
+                 'from PciRoot(0x0)/Pci(0x1F,0x2)/Sata(0x2,0xFFFF,0x0)\r\n'
+                 '\x1b[0m\x1b[30m\x1b[47mWelcome to GRUB!\n\r\n\r'
+                 '\x1b[0m\x1b[37m\x1b[40m\x1b[H\x1b[J\x1b[1;1H')
+
+SINGLE = run.Topology(name='single', machine='pc', memory='512M', smp='1',
+                      firmware='bios')
+
+
+def boot(expect='pass', timeout=60):
+    """A matrix boot built from its expect column."""
+    kind, target, flags = run.parse_expect(expect, 'test')
+    return run.Boot(name='b', topology='single', firmware='bios',
+                    timeout=timeout, kind=kind, target=target,
+                    usb='usb' in flags, args='test=all')
+
+
+def titles(verdict):
+    return [failure.title for failure in verdict.failures]
+
+
+class CleaningTest(unittest.TestCase):
+
+    def test_ansi_and_carriage_returns_are_removed(self):
+        lines = run.clean_log(UEFI_PREAMBLE + '[    0.1] hello\r\n')
+        self.assertIn('Welcome to GRUB!', lines)
+        self.assertIn('[    0.1] hello', lines)
+        self.assertFalse(any('\x1b' in l or '\r' in l for l in lines))
+
+    def test_prefix_width_comes_from_the_ktap_line(self):
+        lines = run.clean_log('junk\n[ 12.5] boot\n[ 12.6] KTAP version 1\n')
+        start, prefix = run.find_prefix(lines)
+        self.assertEqual((start, prefix), (2, '[ 12.6] '))
+        self.assertEqual(run.strip_prefix(lines, prefix),
+                         ['junk', 'boot', 'KTAP version 1', ''])
+
+    def test_lines_without_the_prefix_shape_are_left_alone(self):
+        lines = ['BdsDxe: loading', '[  100.000001]     ok 1 x']
+        self.assertEqual(run.strip_prefix(lines, '[    0.500000] '),
+                         ['BdsDxe: loading', '    ok 1 x'])
+
+    def test_no_prefix_at_all(self):
+        lines = ['KTAP version 1', '1..0']
+        self.assertEqual(run.find_prefix(lines), (0, ''))
+        self.assertEqual(run.strip_prefix(lines, ''), lines)
+
+    def test_fallback_prefix_without_ktap(self):
+        lines = ['SeaBIOS', '[    0.001000] PANIC: early']
+        self.assertEqual(run.find_prefix(lines), (None, '[    0.001000] '))
+
+
+class ClassifyTest(unittest.TestCase):
+
+    def test_kinds(self):
+        cases = {
+            'KTAP version 1': (0, 'version', None),
+            '1..3': (0, 'plan', 3),
+            '    # Subtest: format': (1, 'subtest', 'format'),
+            '    ok 1 plain': (1, 'result', ('ok', 1, 'plain', '')),
+            'not ok 2 trap': (0, 'result', ('fail', 2, 'trap', '')),
+            '    ok 3 ptr # SKIP no fb': (1, 'result',
+                                          ('skip', 3, 'ptr', 'no fb')),
+            '    ok 4 x # skip': (1, 'result', ('skip', 4, 'x', '')),
+            '# Totals: pass:1': (0, 'diag', '# Totals: pass:1'),
+            'PANIC: oops': (0, 'other', 'PANIC: oops'),
+            '        ok 1 param': (2, 'result', ('ok', 1, 'param', '')),
+        }
+        for line, expected in cases.items():
+            with self.subTest(line=line):
+                self.assertEqual(run.classify(line), expected)
+
+
+def parse(text):
+    lines, start = run.kernel_lines(text)
+    return run.read_ktap(lines, start)
+
+
+class KtapTest(unittest.TestCase):
+
+    def test_sample(self):
+        report = parse(SAMPLE)
+        self.assertEqual(report.plan, 2)
+        self.assertEqual(report.problems, [])
+        self.assertEqual([s.name for s in report.suites], ['format', 'trap'])
+        statuses = {c.id: c.status for c in run.all_cases(report)}
+        self.assertEqual(statuses, {
+            'format.plain_string': 'ok', 'format.width_padding': 'fail',
+            'format.pointer_format': 'skip', 'trap.page_fault_read': 'ok'})
+        self.assertEqual(report.suites[0].problems, [])
+
+    def test_case_output_holds_its_diagnostics(self):
+        case = run.all_cases(parse(SAMPLE))[1]
+        self.assertEqual(case.output, [
+            '    # width_padding: EXPECTATION FAILED at format_test.c:42',
+            '    #   expected: buf == "  42"',
+            '    not ok 2 width_padding'])
+
+    def test_other_kernel_output_belongs_to_the_next_case(self):
+        case = run.all_cases(parse(ALL_PASS))[1]
+        self.assertEqual(case.output[0],
+                         'format: some printk output between cases')
+
+    def test_skip_reason(self):
+        case = run.all_cases(parse(SAMPLE))[2]
+        self.assertEqual(case.reason, 'no framebuffer')
+
+    def test_panic_mid_suite_leaves_a_crashed_case(self):
+        report = parse(PANIC_MID_SUITE)
+        crashed = run.all_cases(report)[-1]
+        self.assertEqual(crashed.id, 'trap.#2')
+        self.assertEqual(crashed.status, 'crash')
+        self.assertIn('plan 1..3 but only 1 result', crashed.reason)
+        self.assertIn('after page_fault_read', crashed.reason)
+        self.assertEqual(crashed.output[0],
+                         'PANIC: general protection fault at ffffffff80201234')
+        # The top-level plan is short too, but the crash explains it.
+        self.assertEqual(report.problems, [])
+
+    def test_suite_missing_from_the_top_level_plan(self):
+        report = parse(ALL_PASS.replace('] 1..2', '] 1..3', 1))
+        self.assertEqual(report.problems, ['plan 1..3 but only 2 results'])
+
+    def test_more_results_than_planned(self):
+        report = parse(ALL_PASS.replace('    1..1', '    1..0'))
+        self.assertEqual(report.suites[1].problems,
+                         ['plan 1..0 but 1 result'])
+
+    def test_missing_top_plan(self):
+        report = parse(ALL_PASS.replace('[    0.500000] 1..2\n', ''))
+        self.assertEqual(report.problems, ['missing KTAP plan'])
+
+    def test_no_ktap(self):
+        report = parse('SeaBIOS\nBooting from DVD/CD...\n')
+        self.assertFalse(report.found)
+
+    def test_prefix_is_stripped_after_a_uefi_preamble(self):
+        report = parse(UEFI_PREAMBLE + SAMPLE.replace('\n', '\r\n'))
+        self.assertEqual(len(run.all_cases(report)), 4)
+        self.assertEqual(report.problems, [])
+
+    def test_suite_result_disagreeing_with_its_cases(self):
+        report = parse(SAMPLE.replace('not ok 1 format', 'ok 1 format'))
+        self.assertEqual(report.suites[0].problems,
+                         ['suite reported "ok" but some of its cases failed'])
+
+
+class PassVerdictTest(unittest.TestCase):
+
+    def judge(self, text, rc, topo=SINGLE):
+        return run.judge_boot(boot('pass'), topo, rc, text)
+
+    def test_all_pass(self):
+        verdict = self.judge(ALL_PASS, 1)
+        self.assertEqual((verdict.passed, verdict.failed, verdict.skipped),
+                         (3, 0, 0))
+        self.assertEqual(run.status_line(verdict),
+                         'PASS b (3 cases, 0.0 s)')
+
+    def test_a_failing_case(self):
+        verdict = self.judge(SAMPLE, 3)
+        self.assertEqual((verdict.passed, verdict.failed, verdict.skipped),
+                         (2, 1, 1))
+        self.assertEqual(titles(verdict), ['format.width_padding'])
+        self.assertEqual(verdict.summary, 'format.width_padding: not ok')
+        block = '\n'.join(run.failure_block(verdict, verdict.failures[0]))
+        self.assertIn('EXPECTATION FAILED', block)
+
+    def test_skips_are_counted(self):
+        verdict = self.judge(SAMPLE.replace('not ok 2', 'ok 2')
+                             .replace('not ok 1 format', 'ok 1 format'), 1)
+        self.assertEqual((verdict.passed, verdict.failed, verdict.skipped),
+                         (3, 0, 1))
+        self.assertEqual(run.status_line(verdict),
+                         'PASS b (4 cases, 1 skipped, 0.0 s)')
+
+    def test_uefi_preamble(self):
+        verdict = self.judge(UEFI_PREAMBLE + ALL_PASS.replace('\n', '\r\n'),
+                             1)
+        self.assertEqual((verdict.passed, verdict.failed), (3, 0))
+
+    def test_panic_mid_suite_blames_the_running_case(self):
+        verdict = self.judge(PANIC_MID_SUITE, 5)
+        self.assertEqual((verdict.passed, verdict.failed), (1, 1))
+        self.assertEqual(titles(verdict), ['trap.#2'])
+        reason = verdict.failures[0].reasons[0]
+        self.assertIn('kernel panic', reason)
+        self.assertIn('plan 1..3 but only 1 result', reason)
+
+    def test_no_ktap_at_all(self):
+        verdict = self.judge('SeaBIOS\nBooting from DVD/CD...\n', 0)
+        self.assertEqual((verdict.passed, verdict.failed), (0, 1))
+        reasons = verdict.failures[0].reasons
+        self.assertIn('triple fault', reasons[0])
+        self.assertIn('no KTAP output', reasons[1])
+
+    def test_hang(self):
+        verdict = self.judge(ALL_PASS.split('[    0.500006]')[0], None)
+        self.assertEqual(verdict.failed, 1)
+        self.assertEqual(verdict.summary, 'hang: no exit after 60 s (+1 more)')
+        self.assertEqual(verdict.failures[0].reasons,
+                         ['hang: no exit after 60 s',
+                          'plan 1..2 but only 1 result'])
+
+    def test_exit_codes(self):
+        expect = {1: 0, 3: 1, 5: 1, 0: 1, None: 1, 2: 1, 7: 1, -9: 1}
+        for rc, failed in expect.items():
+            with self.subTest(rc=rc):
+                self.assertEqual(self.judge(ALL_PASS, rc).failed, failed)
+
+    def test_exit_words(self):
+        self.assertIn('triple fault', run.describe_qemu_exit(0, 1)[1])
+        self.assertEqual(run.describe_qemu_exit(1, 1)[0], 'passed')
+        self.assertEqual(run.describe_qemu_exit(3, 1)[0], 'failed')
+        self.assertIn('panic', run.describe_qemu_exit(5, 1)[1])
+        self.assertIn('QEMU itself', run.describe_qemu_exit(2, 1)[1])
+        self.assertIn('SIGKILL', run.describe_qemu_exit(-9, 1)[1])
+
+    def test_exit_says_failed_but_all_passed(self):
+        verdict = self.judge(ALL_PASS, 3)
+        self.assertEqual(titles(verdict), ['boot'])
+        self.assertIn('no KTAP case failed', verdict.summary)
+
+    def test_topology_expect_lines(self):
+        topo = run.Topology(name='t', expect=[
+            'numa: node 0 cpus 0-1 mem none', 'numa: 3 nodes'])
+        verdict = self.judge(SAMPLE.replace('not ok 2', 'ok 2')
+                             .replace('not ok 1', 'ok 1'), 1, topo)
+        self.assertEqual(titles(verdict), ['boot'])
+        self.assertEqual(verdict.failures[0].reasons,
+                         ['missing expected line: "numa: 3 nodes"'])
+
+
+class SingleVerdictTest(unittest.TestCase):
+
+    def test_expected_panic(self):
+        verdict = run.judge_boot(
+            boot(r'panic:^\s*\[<[0-9a-f]+>\]\sktest_panic_'), SINGLE, 5,
+            PANIC_MID_SUITE)
+        self.assertEqual((verdict.passed, verdict.failed), (1, 0))
+
+    def test_expected_panic_that_did_not_happen(self):
+        verdict = run.judge_boot(boot('panic:ktest_panic_'), SINGLE, 1,
+                                 ALL_PASS)
+        self.assertEqual((verdict.passed, verdict.failed), (0, 1))
+        self.assertEqual(len(verdict.failures[0].reasons), 2)
+        self.assertIn('expected 5', verdict.summary)
+
+    def test_expected_failure(self):
+        verdict = run.judge_boot(boot('fail:format.width_padding'), SINGLE,
+                                 3, SAMPLE)
+        self.assertEqual((verdict.passed, verdict.failed, verdict.skipped),
+                         (1, 0, 0))
+
+    def test_expected_failure_with_another_failure(self):
+        text = SAMPLE.replace('ok 1 page_fault_read', 'not ok 1 '
+                              'page_fault_read').replace('ok 2 trap',
+                                                         'not ok 2 trap')
+        verdict = run.judge_boot(boot('fail:format.width_padding'), SINGLE,
+                                 3, text)
+        self.assertEqual(verdict.failed, 1)
+        self.assertIn('other cases failed too: trap.page_fault_read',
+                      verdict.failures[0].reasons)
+
+    def test_expected_failure_that_passed(self):
+        verdict = run.judge_boot(boot('fail:format.plain_string'), SINGLE,
+                                 3, SAMPLE)
+        self.assertEqual(verdict.failed, 1)
+        self.assertIn('should be "not ok" but is ok', verdict.summary + ' '
+                      + ' '.join(verdict.failures[0].reasons))
+
+    def test_expected_failure_wrong_exit(self):
+        verdict = run.judge_boot(boot('fail:format.width_padding'), SINGLE,
+                                 5, SAMPLE)
+        self.assertIn('expected 3', verdict.summary)
+
+
+class HostVerdictTest(unittest.TestCase):
+
+    def test_host_pass(self):
+        verdict = run.judge_host('unit', 0, 'KTAP version 1\n1..0\n', '')
+        self.assertEqual(verdict.failed, 0)
+
+    def test_sanitizer_error_after_all_cases(self):
+        stdout = run.strip_prefix(run.clean_log(ALL_PASS), '[    0.500000] ')
+        verdict = run.judge_host('unit', 1, '\n'.join(stdout),
+                                 '==1==ERROR: AddressSanitizer\n')
+        self.assertEqual((verdict.passed, verdict.failed), (3, 1))
+        self.assertEqual(titles(verdict), ['binary'])
+        self.assertIn(('stderr', ['==1==ERROR: AddressSanitizer']),
+                      verdict.failures[0].sections)
+
+    def test_host_hang(self):
+        verdict = run.judge_host('unit', None, '', '', timeout=120)
+        self.assertEqual(verdict.failures[0].reasons[0],
+                         'hang: no exit after 120 s')
+        self.assertIn('no KTAP output', verdict.failures[0].reasons[1])
+
+
+class ConfigTest(unittest.TestCase):
+
+    def test_matrix(self):
+        boots = run.parse_matrix(log(r'''
+            # name topology firmware timeout expect args
+            a   single bios 60  pass   test=all  foo=1
+            u   single uefi 1.5 pass+usb
+            p   single bios 60  panic:^\s+\[<[0-9a-f]+>\]+usb test=panic
+        '''))
+        self.assertEqual([b.name for b in boots], ['a', 'u', 'p'])
+        self.assertEqual(boots[0].args, 'test=all  foo=1')
+        self.assertEqual((boots[1].usb, boots[1].args, boots[1].timeout),
+                         (True, '', 1.5))
+        self.assertEqual(boots[2].kind, 'panic')
+        self.assertEqual(boots[2].target, r'^\s+\[<[0-9a-f]+>\]')
+        self.assertTrue(boots[2].usb)
+
+    def test_matrix_errors(self):
+        bad = ['a single bios 60',
+               'a single efi 60 pass',
+               'a single bios -1 pass',
+               'a single bios 60 pas',
+               'a single bios 60 pass+ubs',
+               'a single bios 60 fail:nodot',
+               'a single bios 60 panic:(',
+               'a single bios 60 pass\na single bios 60 pass']
+        for text in bad:
+            with self.subTest(text=text):
+                with self.assertRaises(run.SetupError):
+                    run.parse_matrix(text)
+
+    def test_the_real_matrix_and_topologies_parse(self):
+        boots = run.parse_matrix(run.read_text(run.MATRIX), run.MATRIX)
+        self.assertTrue(boots)
+        for name in {b.topology for b in boots}:
+            run.load_topology(name)
+
+    def test_topology(self):
+        topo = run.parse_topology('t', log('''
+            # Two nodes.
+            # more words
+            machine: q35
+            memory: 1G
+            smp: 2,sockets=2
+            firmware: uefi
+            qemu: -object memory-backend-ram,id=m0,size=1G
+            qemu: -numa node,nodeid=0,cpus=0-1,memdev=m0
+            expect: numa: 1 node
+        '''))
+        self.assertEqual(topo.description, 'Two nodes.')
+        self.assertEqual(topo.smp, '2,sockets=2')
+        self.assertEqual(topo.qemu, [
+            '-object', 'memory-backend-ram,id=m0,size=1G',
+            '-numa', 'node,nodeid=0,cpus=0-1,memdev=m0'])
+        self.assertEqual(topo.expect, ['numa: 1 node'])
+
+    def test_topology_errors(self):
+        good = 'machine: pc\nmemory: 1G\nsmp: 1\nfirmware: bios\n'
+        bad = [good.replace('pc', 'isapc'), good.replace('1G', 'lots'),
+               good.replace('bios', 'coreboot'), good + 'colour: red\n',
+               good + 'smp: 2\n', 'machine: pc\n']
+        for text in bad:
+            with self.subTest(text=text):
+                with self.assertRaises(run.SetupError):
+                    run.parse_topology('t', text)
+
+
+class CommandTest(unittest.TestCase):
+
+    def test_bios_cdrom(self):
+        cmd = run.qemu_command('qemu', SINGLE, 'bios', 'tcg', False,
+                               'test=all,x=1', 'file:l', 'none')
+        self.assertEqual(cmd[:9], ['qemu', '-machine', 'pc', '-m', '512M',
+                                   '-smp', '1', '-accel', 'tcg'])
+        self.assertIn('max', cmd)
+        self.assertIn('-no-reboot', cmd)
+        self.assertEqual(cmd[cmd.index('-cdrom') + 1], run.ISO)
+        self.assertEqual(cmd[-1],
+                         'name=opt/testbed/cmdline,string=test=all,,x=1')
+
+    def test_no_args_no_fw_cfg(self):
+        cmd = run.qemu_command('qemu', SINGLE, 'bios', 'tcg', False, '',
+                               'file:l', 'none')
+        self.assertNotIn('-fw_cfg', cmd)
+
+    def test_uefi_usb_kvm(self):
+        topo = run.Topology(name='t', machine='q35', memory='1G', smp='2',
+                            firmware='uefi', cpu='Skylake-Client',
+                            qemu=['-numa', 'node'])
+        cmd = run.qemu_command('qemu', topo, 'uefi', 'kvm', True, '',
+                               'file:l', 'none', ('CODE.fd', 'vars/t.fd'))
+        text = ' '.join(cmd)
+        self.assertIn('-cpu host', text)
+        self.assertIn('if=pflash,format=raw,unit=0,readonly=on,file=CODE.fd',
+                      text)
+        self.assertIn('unit=1,file=vars/t.fd', text)
+        self.assertIn('usb-storage,drive=stick,bootindex=0', text)
+        self.assertNotIn('-cdrom', cmd)
+        self.assertEqual(cmd[-2:], ['-numa', 'node'])
+
+    def test_topology_cpu_model_under_tcg(self):
+        topo = run.Topology(name='t', machine='pc', memory='1G', smp='1',
+                            firmware='bios', cpu='Skylake-Client')
+        cmd = run.qemu_command('qemu', topo, 'bios', 'tcg', False, '',
+                               'file:l', 'none')
+        self.assertEqual(cmd[cmd.index('-cpu') + 1], 'Skylake-Client')
+
+
+class ReportTest(unittest.TestCase):
+
+    def test_totals(self):
+        a = run.Verdict(name='a', passed=3, failed=1)
+        b = run.Verdict(name='b', passed=1, skipped=2)
+        self.assertEqual(run.totals_line([a]), '3 passed, 1 failed')
+        self.assertEqual(run.totals_line([a, b]),
+                         '4 passed, 1 failed, 2 skipped')
+
+    def test_run_exit_status(self):
+        self.assertEqual([run.exit_status(rc) for rc in (1, 3, 5, 0, 2)],
+                         [0, 1, 2, 0, 2])
+
+    def test_only(self):
+        boots = run.parse_matrix('a-1 s bios 1 pass\na-2 s bios 1 pass\n'
+                                 'b s bios 1 pass\n')
+        self.assertEqual([b.name for b in run.select_boots(boots, 'a-*,b')],
+                         ['a-1', 'a-2', 'b'])
+        self.assertEqual(len(run.select_boots(boots, 'b')), 1)
+        with self.assertRaises(run.SetupError):
+            run.select_boots(boots, 'c')
+
+
+if __name__ == '__main__':
+    unittest.main()
