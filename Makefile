@@ -4,6 +4,7 @@
 #   make run          boot the ISO in QEMU, serial console on this terminal
 #   make test         host unit tests + the QEMU test matrix; "N passed, N failed"
 #   make debug        QEMU paused with a gdb stub, gdb attached with symbols
+#   make bench        boot with bench=all and print the "bench:" lines
 #   make deps         install the Debian packages the others need
 #
 # Variables: TOPO (tests/topologies/<name>.topo), FIRMWARE=bios|uefi,
@@ -62,7 +63,7 @@ HOST_CFLAGS  := -std=gnu11 -O1 -g -Wall -Wextra -Werror -Wno-unused-parameter \
 	-iquote include -fsanitize=address,undefined -fno-sanitize-recover=all \
 	-fno-omit-frame-pointer -DHOST_TEST
 
-.PHONY: all iso run debug test host-test deps clean
+.PHONY: all iso run debug bench test host-test deps clean
 all: iso
 iso: $(B)/testbed.iso
 
@@ -116,6 +117,10 @@ RUNFLAGS = --topo $(TOPO) --accel $(ACCEL) $(if $(FIRMWARE),--firmware $(FIRMWAR
 
 run: $(B)/testbed.iso | deps
 	$(PYTHON) tests/run.py run $(RUNFLAGS)
+
+bench: $(B)/testbed.iso | deps
+	$(PYTHON) tests/run.py run --topo $(TOPO) --accel $(ACCEL) $(if $(FIRMWARE),--firmware $(FIRMWARE)) \
+		--args "bench=all exit=on $(ARGS)"
 
 debug: $(B)/testbed.iso | deps
 	$(PYTHON) tests/run.py run --debug $(RUNFLAGS)

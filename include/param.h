@@ -26,6 +26,6 @@
 /* Consoles and printk. */
 #define LOG_BUF_SIZE     (64 * 1024)            /* printk ring, replayed to late consoles */
 #define SERIAL_BAUD      115200
-#define CONSOLE_LOGLEVEL 7                      /* print levels 0..6 (KERN_INFO and worse) */
+#define CONSOLE_LOGLEVEL 7                      /* loglevel=: show levels below 7 (not debug) */
 
 #endif

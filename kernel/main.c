@@ -7,11 +7,12 @@
  *   consoles (serial) -> CPU tables (GDT, TSS, IDT) -> TSC clock
  *     -> boot information (copied, then parsed) -> command line
  *     -> memory map -> page tables -> framebuffer console
- *     -> facts -> tests (test=) -> exit or halt
+ *     -> facts -> tests (test=) -> benchmarks (bench=) -> exit or halt
  *
  * Each step only uses the ones before it, so a fault anywhere after
  * trap_init() is reported with registers and a backtrace.
  */
+#include "bench.h"
 #include "cmdline.h"
 #include "cpu.h"
 #include "debugexit.h"
@@ -45,6 +46,10 @@ char kernel_cmdline[CMDLINE_MAX];
 /* test=none|all|suite,suite,...: run KTAP suites, then exit QEMU. */
 static char test_selection[256] = "none";
 PARAM_STR("test", test_selection);
+
+/* bench=none|all|name,name,...: run benchmarks, print "bench:" lines. */
+static char bench_selection[256] = "none";
+PARAM_STR("bench", bench_selection);
 
 /* exit=off|on: leave QEMU through isa-debug-exit when the boot's work is done. */
 static int exit_when_done;
@@ -100,7 +105,7 @@ static void load_cmdline(void)
 			 used ? " " : "", extra);
 	if (strlen(kernel_cmdline) >= sizeof(kernel_cmdline) - 1)
 		pr_warn("cmdline: longer than %d bytes; the rest is lost\n", CMDLINE_MAX - 1);
-	pr_info("cmdline: %s\n", kernel_cmdline);
+	pr_info("cmdline: %s\n", kernel_cmdline[0] ? kernel_cmdline : "(empty)");
 	cmdline_parse(kernel_cmdline, __start_params, (size_t)(__stop_params - __start_params));
 }
 
@@ -149,6 +154,8 @@ void kernel_main(u64 magic, u64 info_phys)
 		pr_info("testbed: tests done, %d failed\n", failures);
 		debugexit(failures ? EXIT_FAIL : EXIT_PASS);
 	}
+	if (strcmp(bench_selection, "none"))
+		failures += bench_run(bench_selection);
 	if (exit_when_done)
 		debugexit(failures ? EXIT_FAIL : EXIT_PASS);
 	halt_forever();

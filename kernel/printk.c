@@ -32,6 +32,10 @@ static struct console *consoles;
 static struct spinlock printk_lock = SPINLOCK_INIT("printk");
 static bool panic_mode;
 
+/* loglevel=N: consoles show messages more urgent than N (Linux's meaning). */
+static u64 console_loglevel = CONSOLE_LOGLEVEL;
+PARAM_U64("loglevel", console_loglevel, 0, 8);
+
 /* console=both|serial|fb: which consoles print (the log keeps everything). */
 static int console_mode;
 PARAM_CHOICE("console", console_mode, "both", "serial", "fb");
@@ -103,7 +107,7 @@ int vprintk(const char *fmt, va_list ap)
 	}
 
 	lock(&flags);
-	bool show = level <= CONSOLE_LOGLEVEL;
+	bool show = (u64)level < console_loglevel;
 	p = line;
 	while (p < line + n) {
 		const char *nl = memchr(p, '\n', (size_t)(line + n - p));

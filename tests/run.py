@@ -1085,9 +1085,11 @@ def debug_boot(options, topo, firmware, qemu):
                              + read_text(qemu_log).strip()[-200:])
         previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
         try:
-            rc = subprocess.run(gdb + [KERNEL_ELF, '-ex',
-                                       'target remote localhost:1234'],
-                                cwd=ROOT).returncode
+            # Connect first, then whatever options GDB adds (-ex, -x, -batch),
+            # so a script in GDB runs against the live target.
+            rc = subprocess.run(gdb[:1] + [KERNEL_ELF, '-ex',
+                                           'target remote localhost:1234']
+                                + gdb[1:], cwd=ROOT).returncode
         finally:
             signal.signal(signal.SIGINT, previous)
     finally:
