@@ -23,6 +23,21 @@
 #define MMAP_MAX         256                    /* memory map entries kept */
 #define EARLY_PT_PAGES   256                    /* page-table pages before any allocator: 1 MiB */
 
+/* Machine facts (ACPI, NUMA). */
+#define MAX_CPUS         256                    /* logical CPUs; MADT entries past this are dropped */
+#define MAX_NODES        64                     /* NUMA nodes (ACPI proximity domains) */
+#define MAX_MEM_AFFINITY 128                    /* SRAT memory ranges kept */
+#define MAX_IOAPICS      16
+#define MAX_IRQ_OVERRIDES 32                    /* MADT interrupt source overrides */
+#define MAX_MCFG         16                     /* PCI segment groups (ECAM windows) */
+#define ACPI_TABLE_MAX   (16UL << 20)           /* longer "tables" are corrupt */
+#define PHYS_ADDR_MAX    (1UL << 52)            /* x86-64 architectural limit */
+
+/* Memory allocators. */
+#define BOOTMEM_MAX_RANGES 256                  /* memory and reserved ranges of the boot allocator */
+#define MAX_ORDER        10                     /* buddy blocks up to 2^10 pages = 4 MiB */
+#define DMA32_LIMIT      (1UL << 32)            /* ZONE_DMA32: what a 32-bit device can reach */
+
 /* Consoles and printk. */
 #define LOG_BUF_SIZE     (64 * 1024)            /* printk ring, replayed to late consoles */
 #define SERIAL_BAUD      115200

@@ -45,6 +45,7 @@ enum vm_cache { VM_WB, VM_WC, VM_UC };
 #define PF_RSVD         (1UL << 3)
 #define PF_INSTR        (1UL << 4)      /* instruction fetch */
 
+#ifndef HOST_TEST
 static inline void *phys_to_virt(u64 pa)
 {
 	return (void *)(PAGE_OFFSET + pa);
@@ -57,6 +58,22 @@ static inline u64 virt_to_phys(const void *va)
 
 	return v >= KERNEL_VMA ? v - KERNEL_VMA : v - PAGE_OFFSET;
 }
+#else
+/*
+ * Host unit tests: "physical memory" is a large lazily-backed mapping made
+ * by tests/host/host.c, so allocators can be tested on made-up layouts.
+ */
+extern u8 *host_phys_base;
+static inline void *phys_to_virt(u64 pa)
+{
+	return host_phys_base + pa;
+}
+
+static inline u64 virt_to_phys(const void *va)
+{
+	return (u64)((const u8 *)va - host_phys_base);
+}
+#endif
 
 /*
  * Build the real page tables from the memory map and switch to them.

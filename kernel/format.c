@@ -145,11 +145,12 @@ static const char *parse_spec(const char *f, struct spec *s, va_list *ap)
 		else break;
 	}
 	if (*f == '*') {
-		s->width = va_arg(*ap, int);
-		if (s->width < 0) {
+		int w = va_arg(*ap, int);
+		if (w < 0) {
 			s->left = true;
-			s->width = -s->width;
+			w = w < -100000 ? 100000 : -w;  /* -INT_MIN would overflow */
 		}
+		s->width = w > 100000 ? 100000 : w;
 		f++;
 	} else {
 		while (*f >= '0' && *f <= '9' && s->width < 100000)
@@ -159,9 +160,8 @@ static const char *parse_spec(const char *f, struct spec *s, va_list *ap)
 		f++;
 		s->precision = 0;
 		if (*f == '*') {
-			s->precision = va_arg(*ap, int);
-			if (s->precision < 0)
-				s->precision = -1;
+			int p = va_arg(*ap, int);
+			s->precision = p < 0 ? -1 : p > 100000 ? 100000 : p;
 			f++;
 		} else {
 			while (*f >= '0' && *f <= '9' && s->precision < 100000)
@@ -200,13 +200,16 @@ int vsnprintf(char *buf, size_t size, const char *fmt, va_list ap_in)
 			out_number(&o, &s, v, neg, 10, false);
 			break;
 		case 'u':
+			s.plus = s.space = false;       /* C: signs are for signed conversions */
 			out_number(&o, &s, fetch_arg(&ap, s.length, false, &neg), false, 10, false);
 			break;
 		case 'x':
 		case 'X':
+			s.plus = s.space = false;
 			out_number(&o, &s, fetch_arg(&ap, s.length, false, &neg), false, 16, *fmt == 'X');
 			break;
 		case 'o':
+			s.plus = s.space = false;
 			out_number(&o, &s, fetch_arg(&ap, s.length, false, &neg), false, 8, false);
 			break;
 		case 'p': {

@@ -78,7 +78,7 @@ static bool parse_framebuffer(const u8 *t, u32 size, struct mb2_framebuffer *fb)
 	if (!fb->addr || !fb->width || !fb->height)
 		return false;
 	if (fb->type == MB2_FB_EGA_TEXT)
-		return fb->pitch >= fb->width * 2;
+		return fb->pitch >= (u64)fb->width * 2;
 	return fb->bpp >= 8 && fb->bpp <= 32 &&
 	       (u64)fb->pitch * 8 >= (u64)fb->width * fb->bpp;
 }
@@ -128,11 +128,14 @@ static bool parse_tag(struct boot_info *bi, u32 type, const u8 *t, u32 size)
 		bi->mmap_count = (size - 16) / esize;
 		return true;
 	}
-	case MB2_TAG_FRAMEBUFFER:
-		if (!parse_framebuffer(t, size, &bi->fb))
-			return false;
+	case MB2_TAG_FRAMEBUFFER: {
+		struct mb2_framebuffer fb;
+		if (!parse_framebuffer(t, size, &fb))
+			return false;       /* an earlier good one stays */
+		bi->fb = fb;
 		bi->has_fb = true;
 		return true;
+	}
 	case MB2_TAG_EFI32:
 		if (size < 12)
 			return false;

@@ -5,8 +5,9 @@
  * Three sources, best first: the multiboot2 memory map (E820 entries as the
  * BIOS or GRUB's EFI code gave them), the EFI memory map (types converted
  * the way Linux does after ExitBootServices: boot-services and loader memory
- * become usable), and the basic "lower/upper KiB" sizes. Entries with zero
- * length or an end past 2^64 are dropped, loudly.
+ * become usable), and the basic "lower/upper KiB" sizes. Entries of zero
+ * length are dropped; an entry whose end does not fit in 64 bits is dropped
+ * with a warning.
  */
 #include "memmap.h"
 #include "kstring.h"

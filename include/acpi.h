@@ -1,0 +1,216 @@
+/*
+ * acpi.h - the ACPI tables testbed reads, and what it takes from them.
+ *
+ * Firmware describes the machine in tables reached from the RSDP:
+ *
+ *   RSDP ("RSD PTR ") --> RSDT (32-bit pointers) or XSDT (64-bit pointers)
+ *                           --> FACP (FADT), APIC (MADT), SRAT, SLIT, MCFG, HPET, ...
+ *
+ * Every table starts with the same 36-byte header; its bytes, header
+ * included, sum to 0 (mod 256). The parsers below are pure: each takes one
+ * table's bytes and fills a struct, checking every length before reading,
+ * so the host tests can feed them QEMU's real tables and corrupt ones
+ * (kernel/acpi_parse.c). acpi_init() is the kernel side (kernel/acpi.c): find the RSDP, map and check every table,
+ * and run the parsers on the ones we use. A table that fails its checks is
+ * reported and skipped; ACPI problems are never fatal.
+ */
+#ifndef ACPI_H
+#define ACPI_H
+
+#include "mb2.h"
+#include "param.h"
+#include "types.h"
+
+struct acpi_header {
+	char signature[4];
+	u32 length;             /* of the whole table, header included */
+	u8 revision;
+	u8 checksum;
+	char oem_id[6];
+	char oem_table_id[8];
+	u32 oem_revision;
+	u32 creator_id;
+	u32 creator_revision;
+} __packed;
+
+/* Generic Address Structure: where a register lives. */
+struct acpi_gas {
+	u8 space_id;            /* ACPI_GAS_MEMORY, ACPI_GAS_IO, ... */
+	u8 bit_width;
+	u8 bit_offset;
+	u8 access_size;
+	u64 address;
+} __packed;
+
+#define ACPI_GAS_MEMORY 0
+#define ACPI_GAS_IO     1
+
+BUILD_BUG_ON(sizeof(struct acpi_header) != 36);
+BUILD_BUG_ON(sizeof(struct acpi_gas) != 12);
+
+/* True if len bytes at p sum to 0 mod 256. */
+bool acpi_checksum_ok(const void *p, size_t len);
+
+/*
+ * Check an RSDP (signature, the ACPI 1.0 checksum over 20 bytes and, from
+ * revision 2, the extended checksum over its length) and return the root
+ * table: the XSDT when revision >= 2 and its address is set, else the RSDT.
+ * 0 on success, -1 (with a warning) if the RSDP is bad.
+ */
+int acpi_parse_rsdp(const void *rsdp, size_t len, u64 *root, bool *is_xsdt);
+
+/*
+ * The table addresses in an RSDT (4-byte entries) or XSDT (8-byte entries)
+ * of len bytes: up to max of them into out; returns how many there are.
+ */
+u32 acpi_root_entries(const void *root, size_t len, bool is_xsdt, u64 *out, u32 max);
+
+/* --- MADT ("APIC"): CPUs, I/O APICs, interrupt overrides, NMIs ---------- */
+
+struct madt_cpu {
+	u32 apic_id;            /* x2APIC entries may exceed 255 */
+	u32 acpi_uid;
+	bool enabled;           /* flags bit 0: usable now */
+	bool online_capable;    /* flags bit 1: may be enabled later */
+	bool x2apic;            /* from a type 9 entry */
+};
+
+struct madt_ioapic {
+	u8 id;
+	u32 address;
+	u32 gsi_base;
+};
+
+struct madt_override {
+	u8 bus;
+	u8 source_irq;          /* ISA IRQ */
+	u32 gsi;                /* where it really arrives */
+	u16 flags;              /* polarity (bits 0-1), trigger mode (bits 2-3) */
+};
+
+struct madt_nmi {
+	u32 acpi_uid;           /* 0xff (type 4) or 0xffffffff (type 10): all CPUs */
+	u8 lint;                /* LINT0 or LINT1 */
+	u16 flags;
+};
+
+struct madt_info {
+	u64 lapic_address;      /* type 5 override applied */
+	u32 flags;              /* bit 0 PCAT_COMPAT: legacy 8259 PICs present */
+	struct madt_cpu cpus[MAX_CPUS];         /* types 0 and 9, in table order */
+	u32 ncpus;
+	u32 ncpus_dropped;      /* entries past MAX_CPUS */
+	struct madt_ioapic ioapics[MAX_IOAPICS];
+	u32 nioapics;
+	struct madt_override overrides[MAX_IRQ_OVERRIDES];
+	u32 noverrides;
+	struct madt_nmi nmis[MAX_CPUS];
+	u32 nnmis;
+};
+
+/* Returns the number of problems found (each warned about), or -1 if unusable. */
+int acpi_parse_madt(const void *table, size_t len, struct madt_info *out);
+
+/* --- SRAT: which proximity domain (node) each CPU and memory range is in -- */
+
+struct srat_cpu {
+	u32 apic_id;
+	u32 pxm;                /* proximity domain */
+	bool x2apic;            /* from a type 2 entry */
+};
+
+struct srat_mem {
+	u64 base, end;          /* end exclusive */
+	u32 pxm;
+	bool hotplug, nonvolatile;
+};
+
+struct srat_info {
+	struct srat_cpu cpus[MAX_CPUS];         /* enabled entries only */
+	u32 ncpus;
+	struct srat_mem mem[MAX_MEM_AFFINITY];  /* enabled entries only, length > 0 */
+	u32 nmem;
+};
+
+int acpi_parse_srat(const void *table, size_t len, struct srat_info *out);
+
+/* --- SLIT: relative distances between localities (10 = local) ------------ */
+
+struct slit_info {
+	u32 n;                  /* localities, at most MAX_NODES */
+	u8 dist[MAX_NODES][MAX_NODES];
+};
+
+int acpi_parse_slit(const void *table, size_t len, struct slit_info *out);
+
+/* --- MCFG: PCI Express ECAM windows --------------------------------------- */
+
+struct mcfg_entry {
+	u64 base;
+	u16 segment;
+	u8 bus_start, bus_end;
+};
+
+struct mcfg_info {
+	struct mcfg_entry e[MAX_MCFG];
+	u32 n;
+};
+
+int acpi_parse_mcfg(const void *table, size_t len, struct mcfg_info *out);
+
+/* --- HPET and FADT ------------------------------------------------------ */
+
+struct hpet_info {
+	u64 address;            /* MMIO base of the event timer block */
+	u8 number;
+	u16 min_tick;
+};
+
+int acpi_parse_hpet(const void *table, size_t len, struct hpet_info *out);
+
+struct fadt_info {
+	u16 sci_irq;
+	u32 smi_cmd;
+	u8 acpi_enable;
+	u32 pm1a_cnt;           /* I/O port of PM1a control: sleep (poweroff) */
+	struct acpi_gas pm_timer;       /* the ACPI PM timer, 3.579545 MHz */
+	bool pm_timer_32bit;    /* flags bit 8 TMR_VAL_EXT; else 24 bits */
+	struct acpi_gas reset_reg;      /* write reset_value here to reset */
+	u8 reset_value;
+	bool reset_supported;   /* flags bit 10 RESET_REG_SUP */
+	u64 dsdt;
+};
+
+int acpi_parse_fadt(const void *table, size_t len, struct fadt_info *out);
+
+/* --- kernel side ----------------------------------------------------------- */
+
+/* What acpi_init() found: each has_X says whether table X was there and good. */
+struct acpi_facts {
+	u64 rsdp;               /* physical addresses, 0 if none */
+	u64 root;
+	bool is_xsdt;
+	bool has_madt, has_srat, has_slit, has_mcfg, has_hpet, has_fadt;
+	struct madt_info madt;
+	struct srat_info srat;
+	struct slit_info slit;
+	struct mcfg_info mcfg;
+	struct hpet_info hpet;
+	struct fadt_info fadt;
+	u32 ntables, nbad;      /* tables listed in the root, and those skipped */
+};
+
+extern struct acpi_facts acpi;
+
+/*
+ * Find the RSDP (multiboot2 tags: ACPI 2.0 first, then 1.0; on BIOS
+ * machines the EBDA and 0xe0000-0xfffff), check the root table and every
+ * table it lists, print one line per table as Linux does, and parse
+ * FADT, MADT, SRAT, SLIT, MCFG and HPET into `acpi`. Needs vm_init().
+ */
+void acpi_init(const struct boot_info *bi);
+
+/* The first good table with this signature (mapped), or NULL; *len = its length. */
+const void *acpi_find(const char *sig, u32 *len);
+
+#endif

@@ -1,0 +1,34 @@
+/*
+ * host.h - what tests/host/host.c offers the host unit tests.
+ *
+ * Everything printk() prints goes to stdout and into a capture buffer that
+ * keeps the most recent HOST_LOG_SIZE - 1 bytes, level prefixes removed.
+ * A test clears it, runs the code under test, then looks at what was said.
+ */
+#ifndef HOST_H
+#define HOST_H
+
+#include "types.h"
+
+#define HOST_LOG_SIZE (64 * 1024)
+
+/* Forget everything captured so far. */
+void host_log_clear(void);
+
+/* The captured text since the last clear, NUL-terminated. */
+const char *host_log(void);
+
+/* Whether needle occurs in the captured text. */
+bool host_log_has(const char *needle);
+
+/* How many times needle occurs (non-overlapping) in the captured text. */
+size_t host_log_count(const char *needle);
+
+/*
+ * Run fn in a forked child, for code that may crash or trip a sanitizer.
+ * Returns the child's exit status (0 when fn returned), 128 + the signal
+ * number if it was killed, or -1 if fork failed.
+ */
+int host_run_in_child(void (*fn)(void));
+
+#endif
