@@ -33,8 +33,19 @@ struct memmap {
 	const char *source;     /* "e820", "efi" or "meminfo" */
 };
 
-/* Fill map from the boot information; returns the number of entries. */
+/* Fill map from the boot information, as given; returns the number of entries. */
 u32 memmap_from_boot(const struct boot_info *bi, struct memmap *map);
+
+/*
+ * Make the map safe to use, as Linux's e820 sanitizer does: sorted by
+ * address; no overlaps, the stricter type winning where entries overlap
+ * (usable < persistent < ACPI data < ACPI NVS < reserved and unknown types
+ * < unusable); RAM shrunk to whole pages and everything else grown to
+ * whole pages; nothing past 2^52 (the architectural limit); no empty
+ * ranges; neighbours of one type merged. Returns true if anything changed,
+ * and then says what in one line.
+ */
+bool memmap_sanitize(struct memmap *map);
 
 /* E820 name for a type: "usable", "reserved", "ACPI data", ... */
 const char *e820_type_name(u32 type);
@@ -44,6 +55,9 @@ bool e820_is_ram(u32 type);
 
 /* Print the map like Linux: "BIOS-e820: [mem 0x...-0x...] usable". */
 void memmap_print(const struct memmap *map);
+
+/* The same lines with another label: "sanitized: [mem ...] usable". */
+void memmap_print_as(const struct memmap *map, const char *label);
 
 /* Sum of the usable ranges, in bytes. */
 u64 memmap_usable_bytes(const struct memmap *map);

@@ -5,12 +5,15 @@
  * Three sources, best first: the multiboot2 memory map (E820 entries as the
  * BIOS or GRUB's EFI code gave them), the EFI memory map (types converted
  * the way Linux does after ExitBootServices: boot-services and loader memory
- * become usable), and the basic "lower/upper KiB" sizes. Entries of zero
+ * become usable), and the basic "lower/upper KiB" sizes. memmap_sanitize()
+ * then turns whatever the firmware said into sorted, disjoint, page-aligned
+ * ranges: see the comment above it. Entries of zero
  * length are dropped; an entry whose end does not fit in 64 bits is dropped
  * with a warning.
  */
 #include "memmap.h"
 #include "kstring.h"
+#include "param.h"
 #include "printk.h"
 
 /* UEFI memory types (UEFI spec, EFI_MEMORY_TYPE). */
@@ -114,13 +117,18 @@ u32 memmap_from_boot(const struct boot_info *bi, struct memmap *map)
 	return map->n;
 }
 
+void memmap_print_as(const struct memmap *map, const char *label)
+{
+	for (u32 i = 0; i < map->n; i++)
+		pr_info("%s: [mem 0x%016llx-0x%016llx] %s\n", label,
+			(unsigned long long)map->e[i].base,
+			(unsigned long long)map->e[i].end - 1, e820_type_name(map->e[i].type));
+}
+
 void memmap_print(const struct memmap *map)
 {
 	pr_info("memmap: %u ranges from the %s map\n", map->n, map->source);
-	for (u32 i = 0; i < map->n; i++)
-		pr_info("BIOS-e820: [mem 0x%016llx-0x%016llx] %s\n",
-			(unsigned long long)map->e[i].base,
-			(unsigned long long)map->e[i].end - 1, e820_type_name(map->e[i].type));
+	memmap_print_as(map, "BIOS-e820");
 }
 
 u64 memmap_usable_bytes(const struct memmap *map)
@@ -131,4 +139,106 @@ u64 memmap_usable_bytes(const struct memmap *map)
 		if (map->e[i].type == E820_USABLE)
 			sum += map->e[i].end - map->e[i].base;
 	return sum;
+}
+
+/* How strict a type is when two entries claim the same bytes. */
+static int strictness(u32 type)
+{
+	switch (type) {
+	case E820_USABLE: return 1;
+	case E820_PMEM: return 2;
+	case E820_ACPI: return 3;
+	case E820_NVS: return 4;
+	case E820_UNUSABLE: return 6;
+	default: return 5;     /* reserved, disabled and types we do not know */
+	}
+}
+
+static void sort_u64(u64 *v, u32 n)
+{
+	for (u32 i = 1; i < n; i++) {           /* insertion sort: n is small */
+		u64 x = v[i];
+		u32 j = i;
+		while (j > 0 && v[j - 1] > x) {
+			v[j] = v[j - 1];
+			j--;
+		}
+		v[j] = x;
+	}
+}
+
+/* Page-align one entry in place: RAM shrinks inward, the rest grows outward. */
+static void align_entry(struct memmap_entry *e)
+{
+	if (e->type == E820_USABLE || e->type == E820_PMEM) {
+		e->base = ALIGN_UP(e->base, 4096UL);
+		e->end = ALIGN_DOWN(e->end, 4096UL);
+	} else {
+		e->base = ALIGN_DOWN(e->base, 4096UL);
+		e->end = e->end > UINT64_MAX - 4095 ? ALIGN_DOWN(e->end, 4096UL) : ALIGN_UP(e->end, 4096UL);
+	}
+	if (e->end > PHYS_ADDR_MAX)
+		e->end = PHYS_ADDR_MAX;
+}
+
+/*
+ * The method: cut the address space at every entry's base and end; each
+ * piece between two cuts gets the strictest type of the entries covering
+ * it (or none); then pieces of one type that touch are merged.
+ */
+bool memmap_sanitize(struct memmap *map)
+{
+	static struct memmap_entry in[MMAP_MAX];
+	static u64 cut[2 * MMAP_MAX];
+	u32 n = 0, ncut = 0, clipped = 0;
+
+	for (u32 i = 0; i < map->n; i++) {
+		struct memmap_entry e = map->e[i];
+		if (e.end > PHYS_ADDR_MAX)
+			clipped++;
+		align_entry(&e);
+		if (e.base >= e.end)
+			continue;
+		in[n++] = e;
+		cut[ncut++] = e.base;
+		cut[ncut++] = e.end;
+	}
+	if (clipped)
+		pr_warn("memmap: %u ranges reach past 2^52, beyond any x86-64 address; clipped\n",
+			clipped);
+	sort_u64(cut, ncut);
+
+	struct memmap out = { .n = 0, .source = map->source };
+	for (u32 c = 0; c + 1 < ncut; c++) {
+		u64 lo = cut[c], hi = cut[c + 1];
+		u32 type = 0;
+
+		if (lo == hi)
+			continue;
+		for (u32 i = 0; i < n; i++)
+			if (in[i].base <= lo && hi <= in[i].end &&
+			    (!type || strictness(in[i].type) > strictness(type)))
+				type = in[i].type;
+		if (!type)
+			continue;       /* a hole between entries */
+		struct memmap_entry *last = out.n ? &out.e[out.n - 1] : NULL;
+		if (last && last->end == lo && last->type == type) {
+			last->end = hi;
+		} else if (out.n < MMAP_MAX) {
+			out.e[out.n++] = (struct memmap_entry){ lo, hi, type };
+		} else {
+			pr_warn("memmap: more than %u ranges after sanitizing; [0x%llx-0x%llx) dropped\n",
+				MMAP_MAX, (unsigned long long)lo, (unsigned long long)hi);
+		}
+	}
+
+	bool changed = out.n != map->n;
+	for (u32 i = 0; !changed && i < out.n; i++)
+		changed = out.e[i].base != map->e[i].base || out.e[i].end != map->e[i].end ||
+			  out.e[i].type != map->e[i].type;
+	if (changed)
+		pr_info("memmap: sanitized: %u ranges as given, %u after sorting, resolving overlaps "
+			"and aligning to pages\n", map->n, out.n);
+	*map = out;
+	return changed;
 }
