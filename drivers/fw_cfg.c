@@ -5,7 +5,8 @@
  * selector port, then read the item's bytes one at a time from the data
  * port. Key 0x0000 is the signature "QEMU"; key 0x0019 the file
  * directory: a big-endian u32 count, then per file a big-endian u32 size,
- * u16 key, u16 reserved and a 56-byte NUL-padded name.
+ * u16 key, u16 reserved and a 56-byte NUL-padded name. Items with fixed
+ * keys (FW_CFG_NB_CPUS, ...) are read the same way, without the directory.
  */
 #include "fw_cfg.h"
 #include "kstring.h"
@@ -76,4 +77,13 @@ long fw_cfg_read_file(const char *name, char *buf, size_t size)
 		return fsize;
 	}
 	return -1;
+}
+
+bool fw_cfg_read_item(u16 key, void *buf, size_t len)
+{
+	if (!fw_cfg_present())
+		return false;
+	select_key(key);
+	read_bytes(buf, len);
+	return true;
 }

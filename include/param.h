@@ -31,6 +31,7 @@
 #define MAX_IRQ_OVERRIDES 32                    /* MADT interrupt source overrides */
 #define MAX_MCFG         16                     /* PCI segment groups (ECAM windows) */
 #define ACPI_TABLE_MAX   (16UL << 20)           /* longer "tables" are corrupt */
+#define ACPI_MAX_TABLES  64                     /* root-table entries looked at */
 #define PHYS_ADDR_MAX    (1UL << 52)            /* x86-64 architectural limit */
 
 /* Memory allocators. */
