@@ -96,7 +96,7 @@ void *page_address(const struct page *page);
 u64 nr_free_pages(int node, int zone);
 u64 nr_managed_pages(int node, int zone);
 
-/* Print "mem: node N zone Z: free/managed pages" lines. */
+/* Print one line per node and zone: "mem: node 1 DMA32  0x...-0x... free F of M pages". */
 void page_alloc_print(void);
 
 #endif

@@ -1,6 +1,7 @@
 /*
  * host.c - the host side of ktest: printk for the pure modules, a capture
- * of everything printed (see host.h), and main(), which runs every suite.
+ * of everything printed (see host.h), made-up physical memory for the
+ * allocators, and main(), which runs every suite.
  *
  * The output on stdout is plain KTAP (no timestamp prefix), which
  * tests/run.py reads like a kernel's serial log; sanitizer reports go to
@@ -10,13 +11,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "format.h"
 #include "ktest.h"
 #include "printk.h"
+#include "vm.h"
 #include "host.h"
+
+/* Physical address p is host_phys_base + p (see include/vm.h). */
+u8 *host_phys_base;
 
 static char captured[HOST_LOG_SIZE];
 static size_t captured_len;
@@ -137,10 +143,27 @@ int host_run_in_child(void (*fn)(void))
 	return WEXITSTATUS(status);
 }
 
+/*
+ * Reserve HOST_PHYS_SIZE bytes of address space without committing memory:
+ * a page costs memory only once something touches it, and reads zero.
+ */
+static void map_host_phys(void)
+{
+	void *p = mmap(NULL, HOST_PHYS_SIZE, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+
+	if (p == MAP_FAILED) {
+		perror("host: mmap of the made-up physical memory");
+		exit(2);
+	}
+	host_phys_base = p;
+}
+
 int main(void)
 {
 	/* Line by line, so a crash loses nothing of the report before it. */
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	map_host_phys();
 	host_log_clear();
 	return ktest_run("all") == 0 ? 0 : 1;
 }

@@ -12,6 +12,13 @@
 
 #define HOST_LOG_SIZE (64 * 1024)
 
+/*
+ * "Physical memory" for the allocator tests: main() maps this much address
+ * space at host_phys_base (include/vm.h), lazily backed, so a made-up
+ * layout may use any physical address below it; untouched pages read 0.
+ */
+#define HOST_PHYS_SIZE (16UL << 30)
+
 /* Forget everything captured so far. */
 void host_log_clear(void);
 

@@ -1,0 +1,611 @@
+/*
+ * slab_test.c - kernel/slab.c on the host, over the page allocator on a
+ * made-up machine: objects distinct, aligned and writable; slabs taken and
+ * given back (free pages return to their starting count); the slab order
+ * chosen for several sizes; SLAB_POISON catching writes after free, a
+ * broken freelist link and double frees; kmalloc's classes and whole-page
+ * sizes; kfree(NULL) and bad kfrees; a random run against a model.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bootmem.h"
+#include "ktest.h"
+#include "page_alloc.h"
+#include "slab.h"
+#include "vm.h"
+#include "host.h"
+
+#define MiB (1UL << 20)
+#define GiB (1UL << 30)
+
+static struct bootmem *bm;
+
+/* A machine of one node with low (and, if high is set, high) memory; then slab_init. */
+static void boot(bool high)
+{
+	if (!bm)
+		bm = calloc(1, sizeof(*bm));
+	bootmem_init(bm);
+	bootmem_add_memory(bm, 1 * MiB, 64 * MiB, 0);
+	if (high)
+		bootmem_add_memory(bm, 4 * GiB, 4 * GiB + 64 * MiB, 0);
+	page_alloc_init(bm, 1, NULL);
+	slab_init();
+	host_log_clear();
+}
+
+static u64 free_pages_now(void)
+{
+	return nr_free_pages(NODE_ANY, -1);
+}
+
+/* The cache an object belongs to, through its page, or NULL. */
+static struct kmem_cache *cache_of(const void *p)
+{
+	struct page *page = phys_to_page(virt_to_phys(p));
+
+	return page && (page->flags & PG_SLAB) ? page->cache : NULL;
+}
+
+static u32 rng_state;
+
+/* A fixed-seed generator (Numerical Recipes' LCG), so every run is the same. */
+static u32 rnd(u32 n)
+{
+	rng_state = rng_state * 1664525u + 1013904223u;
+	return (rng_state >> 8) % n;
+}
+
+static int by_address(const void *a, const void *b)
+{
+	uintptr_t x = (uintptr_t)*(void *const *)a, y = (uintptr_t)*(void *const *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* --- caches ---------------------------------------------------------------------- */
+
+static void init_creates_kmalloc_caches(struct ktest *t)
+{
+	boot(false);
+	slab_print();
+	EXPECT_TRUE(t, host_log_has("slab: kmem_cache "));
+	EXPECT_TRUE(t, host_log_has("slab: kmalloc-8 "));
+	EXPECT_TRUE(t, host_log_has("slab: kmalloc-2048 "));
+	EXPECT_EQ(t, host_log_count("slab: kmalloc-"), 9);
+	EXPECT_EQ(t, cache_of(kmem_cache_create("probe", 40, 0, 0)) != NULL, true);
+}
+
+static void cache_structs_come_from_kmem_cache(struct ktest *t)
+{
+	boot(false);
+	struct kmem_cache *a = kmem_cache_create("a", 100, 0, 0);
+	struct kmem_cache *b = kmem_cache_create("b", 100, 0, 0);
+
+	ASSERT_NE(t, a, NULL);
+	ASSERT_NE(t, b, NULL);
+	EXPECT_NE(t, a, b);
+	ASSERT_NE(t, cache_of(a), NULL);
+	EXPECT_STREQ(t, cache_of(a)->name, "kmem_cache");
+	EXPECT_EQ(t, cache_of(a), cache_of(b));
+	EXPECT_EQ(t, cache_of(a)->inuse, 9 + 2);        /* the kmalloc caches, a and b */
+}
+
+static void create_rejects_bad_arguments(struct ktest *t)
+{
+	boot(false);
+	EXPECT_EQ(t, kmem_cache_create("zero", 0, 0, 0), NULL);
+	EXPECT_EQ(t, kmem_cache_create("odd-align", 64, 24, 0), NULL);
+	EXPECT_EQ(t, kmem_cache_create("huge-align", 64, 2 * PAGE_SIZE, 0), NULL);
+	EXPECT_EQ(t, kmem_cache_create("too-big", (PAGE_SIZE << MAX_ORDER) + 1, 0, 0), NULL);
+	EXPECT_EQ(t, host_log_count("slab: cannot create"), 4);
+	EXPECT_TRUE(t, host_log_has("slab: cannot create odd-align: 64-byte objects aligned to 24"));
+}
+
+static void order_and_layout_by_size(struct ktest *t)
+{
+	static const struct { u32 size, order, objs; } want[] = {
+		{ 8, 0, 512 }, { 24, 0, 170 }, { 512, 0, 8 }, { 1024, 1, 8 }, { 2048, 2, 8 },
+		{ 3000, 3, 10 }, { 5000, 2, 3 }, { 1 << 20, 8, 1 },
+	};
+
+	boot(false);
+	for (u32 i = 0; i < ARRAY_SIZE(want); i++) {
+		struct kmem_cache *c = kmem_cache_create("sized", want[i].size, 0, 0);
+
+		ASSERT_NE(t, c, NULL);
+		EXPECT_EQ(t, c->size, ALIGN_UP(want[i].size, 8u));
+		EXPECT_EQ(t, c->order, want[i].order);
+		EXPECT_EQ(t, c->objs_per_slab, want[i].objs);
+	}
+}
+
+static void size_rounds_up_to_align_and_link_word(struct ktest *t)
+{
+	boot(false);
+	struct kmem_cache *tiny = kmem_cache_create("tiny", 1, 0, 0);
+	struct kmem_cache *wide = kmem_cache_create("wide", 65, 64, 0);
+
+	ASSERT_NE(t, tiny, NULL);
+	ASSERT_NE(t, wide, NULL);
+	EXPECT_EQ(t, tiny->size, sizeof(void *));
+	EXPECT_EQ(t, wide->size, 128);
+	EXPECT_EQ(t, wide->align, 64);
+}
+
+static void objects_distinct_aligned_writable(struct ktest *t)
+{
+	static void *obj[300];
+
+	boot(false);
+	struct kmem_cache *c = kmem_cache_create("test-48", 48, 16, 0);
+
+	ASSERT_NE(t, c, NULL);
+	for (u32 i = 0; i < ARRAY_SIZE(obj); i++) {
+		obj[i] = kmem_cache_alloc(c, 0);
+		ASSERT_NE(t, obj[i], NULL);
+		EXPECT_TRUE(t, IS_ALIGNED((uintptr_t)obj[i], 16));
+		memset(obj[i], (int)i, 48);
+	}
+	EXPECT_EQ(t, c->inuse, ARRAY_SIZE(obj));
+	for (u32 i = 0; i < ARRAY_SIZE(obj); i++)
+		EXPECT_EQ(t, ((u8 *)obj[i])[47], (u8)i);
+	qsort(obj, ARRAY_SIZE(obj), sizeof(obj[0]), by_address);
+	for (u32 i = 1; i < ARRAY_SIZE(obj); i++)
+		EXPECT_GE(t, (uintptr_t)obj[i] - (uintptr_t)obj[i - 1], 48);
+	for (u32 i = 0; i < ARRAY_SIZE(obj); i++)
+		kmem_cache_free(c, obj[i]);
+	EXPECT_EQ(t, c->inuse, 0);
+	EXPECT_EQ(t, c->total_allocs, ARRAY_SIZE(obj));
+	EXPECT_EQ(t, c->total_frees, ARRAY_SIZE(obj));
+	EXPECT_STREQ(t, host_log(), "");
+}
+
+static void slabs_grow_and_return_to_page_allocator(struct ktest *t)
+{
+	static void *obj[1000];
+
+	boot(false);
+	struct kmem_cache *c = kmem_cache_create("test-1000", 1000, 0, 0);
+
+	ASSERT_NE(t, c, NULL);
+	u64 start = free_pages_now(), n = 3 * c->objs_per_slab + 1;
+
+	for (u32 i = 0; i < n; i++)
+		ASSERT_NE(t, obj[i] = kmem_cache_alloc(c, 0), NULL);
+	EXPECT_EQ(t, c->nr_slabs, 4);
+	EXPECT_EQ(t, free_pages_now(), start - (4UL << c->order));
+	for (u32 i = 0; i < n; i++) {
+		struct page *slab = phys_to_page(virt_to_phys(obj[i]));
+
+		EXPECT_TRUE(t, slab->flags & PG_SLAB);
+		EXPECT_EQ(t, slab->cache, c);
+	}
+	for (u32 i = 0; i < n; i++)
+		kmem_cache_free(c, obj[i]);
+	EXPECT_EQ(t, c->nr_slabs, 0);
+	EXPECT_EQ(t, free_pages_now(), start);
+	EXPECT_TRUE(t, list_empty(&c->partial));
+	EXPECT_TRUE(t, list_empty(&c->full));
+}
+
+static void full_and_partial_lists_follow_the_objects(struct ktest *t)
+{
+	static void *obj[64];
+
+	boot(false);
+	struct kmem_cache *c = kmem_cache_create("test-512", 512, 0, 0);
+
+	ASSERT_EQ(t, c->objs_per_slab, 8);
+	for (u32 i = 0; i < 8; i++)
+		obj[i] = kmem_cache_alloc(c, 0);
+	EXPECT_TRUE(t, list_empty(&c->partial));
+	EXPECT_FALSE(t, list_empty(&c->full));
+	kmem_cache_free(c, obj[3]);
+	EXPECT_FALSE(t, list_empty(&c->partial));
+	EXPECT_TRUE(t, list_empty(&c->full));
+	EXPECT_EQ(t, kmem_cache_alloc(c, 0), obj[3]);   /* the free object is reused first */
+	EXPECT_TRUE(t, list_empty(&c->partial));
+	for (u32 i = 0; i < 8; i++)
+		kmem_cache_free(c, obj[i]);
+	EXPECT_EQ(t, c->nr_slabs, 0);
+}
+
+static void alloc_zero_clears_object(struct ktest *t)
+{
+	boot(false);
+	struct kmem_cache *c = kmem_cache_create("test-96", 96, 0, 0);
+	u8 *keep = kmem_cache_alloc(c, 0), *p = kmem_cache_alloc(c, 0);
+
+	memset(p, 0xee, 96);
+	kmem_cache_free(c, p);
+	u8 *q = kmem_cache_alloc(c, ALLOC_ZERO);
+
+	ASSERT_EQ(t, q, p);
+	for (u32 i = 0; i < 96; i++)
+		EXPECT_EQ(t, q[i], 0);
+	kmem_cache_free(c, q);
+	kmem_cache_free(c, keep);
+}
+
+static void cache_refuses_dma32(struct ktest *t)
+{
+	boot(true);
+	struct kmem_cache *c = kmem_cache_create("test-64", 64, 0, 0);
+
+	EXPECT_EQ(t, kmem_cache_alloc(c, ALLOC_DMA32), NULL);
+	EXPECT_TRUE(t, host_log_has("slab: test-64: ALLOC_DMA32 cannot be honoured"));
+	EXPECT_EQ(t, c->nr_slabs, 0);
+}
+
+/* --- poison and bad frees ------------------------------------------------------------ */
+
+static void poison_fills_free_objects(struct ktest *t)
+{
+	boot(false);
+	struct kmem_cache *c = kmem_cache_create("poisoned", 64, 0, SLAB_POISON);
+	u8 *p = kmem_cache_alloc(c, 0);
+	u32 poisoned = 0;
+
+	for (u32 i = 0; i < 64; i++)
+		poisoned += p[i] == POISON_FREE;
+	EXPECT_EQ(t, poisoned, 64);     /* handed out still showing the pattern */
+	kmem_cache_free(c, p);
+	EXPECT_EQ(t, c->poison_errors, 0);
+	EXPECT_STREQ(t, host_log(), "");
+}
+
+static void poison_detects_write_after_free(struct ktest *t)
+{
+	char want[96];
+
+	boot(false);
+	struct kmem_cache *c = kmem_cache_create("poisoned", 64, 0, SLAB_POISON);
+	u8 *keep = kmem_cache_alloc(c, 0), *p = kmem_cache_alloc(c, 0);
+
+	kmem_cache_free(c, p);
+	EXPECT_EQ(t, p[20], POISON_FREE);
+	p[20] = 0;      /* the bug: a write after free */
+	ASSERT_EQ(t, kmem_cache_alloc(c, 0), p);
+	EXPECT_EQ(t, c->poison_errors, 1);
+	snprintf(want, sizeof(want), "slab: poisoned: object 0x%llx modified after free",
+		 (unsigned long long)(uintptr_t)p);
+	EXPECT_TRUE(t, host_log_has(want));
+	kmem_cache_free(c, p);
+	kmem_cache_free(c, keep);
+	EXPECT_EQ(t, c->nr_slabs, 0);
+}
+
+static void poison_check_spares_the_link_word(struct ktest *t)
+{
+	boot(false);
+	struct kmem_cache *c = kmem_cache_create("poisoned", 32, 0, SLAB_POISON);
+	void *keep = kmem_cache_alloc(c, 0);
+
+	for (u32 round = 0; round < 100; round++) {
+		void *a = kmem_cache_alloc(c, 0), *b = kmem_cache_alloc(c, 0);
+
+		kmem_cache_free(c, a);
+		kmem_cache_free(c, b);
+	}
+	EXPECT_EQ(t, c->poison_errors, 0);
+	kmem_cache_free(c, keep);
+}
+
+static void broken_freelist_link_contained(struct ktest *t)
+{
+	boot(false);
+	struct kmem_cache *c = kmem_cache_create("test-64", 64, 0, 0);
+	void *keep = kmem_cache_alloc(c, 0), *p = kmem_cache_alloc(c, 0);
+
+	kmem_cache_free(c, p);
+	*(u64 *)p = 0x1234;     /* a write after free over the link word */
+	ASSERT_EQ(t, kmem_cache_alloc(c, 0), p);
+	EXPECT_TRUE(t, host_log_has("links to 0x1234, outside its slab"));
+	EXPECT_EQ(t, c->poison_errors, 1);
+	void *q = kmem_cache_alloc(c, 0);       /* from a new slab, not from 0x1234 */
+
+	ASSERT_NE(t, q, NULL);
+	EXPECT_EQ(t, cache_of(q), c);
+	EXPECT_NE(t, phys_to_page(virt_to_phys(q)), phys_to_page(virt_to_phys(keep)));
+	EXPECT_EQ(t, c->nr_slabs, 2);
+}
+
+static void double_free_in_a_row_reported(struct ktest *t)
+{
+	boot(false);
+	struct kmem_cache *c = kmem_cache_create("test-64", 64, 0, 0);
+	void *keep = kmem_cache_alloc(c, 0), *p = kmem_cache_alloc(c, 0);
+
+	kmem_cache_free(c, p);
+	kmem_cache_free(c, p);
+	EXPECT_TRUE(t, host_log_has("slab: test-64: bad free of 0x"));
+	EXPECT_TRUE(t, host_log_has("already free (double free)"));
+	EXPECT_EQ(t, c->inuse, 1);
+	EXPECT_EQ(t, kmem_cache_alloc(c, 0), p);
+	EXPECT_NE(t, kmem_cache_alloc(c, 0), p);        /* handed out once only */
+	EXPECT_EQ(t, cache_of(keep), c);
+}
+
+static void poison_finds_older_double_free(struct ktest *t)
+{
+	boot(false);
+	struct kmem_cache *c = kmem_cache_create("poisoned", 64, 0, SLAB_POISON);
+	void *keep = kmem_cache_alloc(c, 0), *p = kmem_cache_alloc(c, 0);
+	void *q = kmem_cache_alloc(c, 0);
+
+	kmem_cache_free(c, p);
+	kmem_cache_free(c, q);
+	kmem_cache_free(c, p);  /* p is second on the freelist now */
+	EXPECT_EQ(t, host_log_count("already free (double free)"), 1);
+	EXPECT_EQ(t, c->inuse, 1);
+	kmem_cache_free(c, keep);
+	EXPECT_EQ(t, c->nr_slabs, 0);
+}
+
+static void free_into_wrong_cache_reported(struct ktest *t)
+{
+	boot(false);
+	struct kmem_cache *a = kmem_cache_create("cache-a", 64, 0, 0);
+	struct kmem_cache *b = kmem_cache_create("cache-b", 64, 0, 0);
+	u8 *p = kmem_cache_alloc(a, 0);
+
+	kmem_cache_free(b, p);
+	kmem_cache_free(a, p + 8);
+	EXPECT_TRUE(t, host_log_has("slab: cache-b: bad free of 0x"));
+	EXPECT_TRUE(t, host_log_has("not an object of this cache"));
+	EXPECT_TRUE(t, host_log_has("not the start of an object"));
+	EXPECT_EQ(t, a->inuse, 1);
+	EXPECT_EQ(t, b->inuse, 0);
+	kmem_cache_free(a, p);
+	EXPECT_EQ(t, a->nr_slabs, 0);
+}
+
+/* --- kmalloc --------------------------------------------------------------------------- */
+
+static void kmalloc_picks_the_right_class(struct ktest *t)
+{
+	static const struct { size_t size; const char *cache; } want[] = {
+		{ 1, "kmalloc-8" }, { 8, "kmalloc-8" }, { 9, "kmalloc-16" }, { 33, "kmalloc-64" },
+		{ 100, "kmalloc-128" }, { 256, "kmalloc-256" }, { 257, "kmalloc-512" },
+		{ 1000, "kmalloc-1024" }, { 2048, "kmalloc-2048" },
+	};
+
+	boot(false);
+	for (u32 i = 0; i < ARRAY_SIZE(want); i++) {
+		void *p = kmalloc(want[i].size, 0);
+
+		ASSERT_NE(t, cache_of(p), NULL);
+		EXPECT_STREQ(t, cache_of(p)->name, want[i].cache);
+		kfree(p);
+	}
+}
+
+static void kmalloc_every_size_up_to_2048(struct ktest *t)
+{
+	u64 start;
+
+	boot(false);
+	start = free_pages_now();
+	for (size_t size = 1; size <= 2048; size++) {
+		u8 *p = kmalloc(size, 0);
+		size_t class = 8;
+
+		while (class < size)
+			class *= 2;
+		ASSERT_NE(t, p, NULL);
+		ASSERT_EQ(t, cache_of(p)->object_size, class);
+		ASSERT_TRUE(t, IS_ALIGNED((uintptr_t)p, class));
+		memset(p, 0x5a, size);
+		kfree(p);
+	}
+	EXPECT_EQ(t, free_pages_now(), start);
+	EXPECT_STREQ(t, host_log(), "");
+}
+
+static void kmalloc_large_sizes_use_pages(struct ktest *t)
+{
+	static const struct { size_t size; unsigned order; } want[] = {
+		{ 2049, 0 }, { 4096, 0 }, { 4097, 1 }, { 100000, 5 }, { PAGE_SIZE << MAX_ORDER, MAX_ORDER },
+	};
+
+	boot(false);
+	u64 start = free_pages_now();
+
+	for (u32 i = 0; i < ARRAY_SIZE(want); i++) {
+		u8 *p = kmalloc(want[i].size, 0);
+
+		ASSERT_NE(t, p, NULL);
+		struct page *page = phys_to_page(virt_to_phys(p));
+
+		EXPECT_EQ(t, page->flags, PG_HEAD);
+		EXPECT_EQ(t, page->order, want[i].order);
+		EXPECT_EQ(t, page_address(page), p);
+		p[want[i].size - 1] = 1;
+		EXPECT_EQ(t, free_pages_now(), start - (1UL << want[i].order));
+		kfree(p);
+		EXPECT_EQ(t, free_pages_now(), start);
+	}
+	EXPECT_EQ(t, kmalloc((PAGE_SIZE << MAX_ORDER) + 1, 0), NULL);
+	EXPECT_TRUE(t, host_log_has("kmalloc: 4194305 bytes is more than the largest block"));
+	EXPECT_EQ(t, kmalloc(0, 0), NULL);
+}
+
+static void kmalloc_zero_flag(struct ktest *t)
+{
+	boot(false);
+	u8 *keep = kmalloc(200, 0), *p = kmalloc(200, 0);
+
+	memset(p, 0xff, 200);
+	kfree(p);
+	u8 *q = kmalloc(200, ALLOC_ZERO);
+	u8 *big = kmalloc(3 * PAGE_SIZE, ALLOC_ZERO);
+	u32 nonzero = 0;
+
+	ASSERT_NE(t, q, NULL);
+	ASSERT_NE(t, big, NULL);
+	for (u32 i = 0; i < 200; i++)
+		nonzero += q[i] != 0;
+	for (u64 i = 0; i < 3 * PAGE_SIZE; i++)
+		nonzero += big[i] != 0;
+	EXPECT_EQ(t, nonzero, 0);
+	kfree(q);
+	kfree(big);
+	kfree(keep);
+}
+
+static void kmalloc_dma32_gets_low_memory(struct ktest *t)
+{
+	boot(true);
+	void *high = kmalloc(64, 0), *low = kmalloc(64, ALLOC_DMA32);
+	void *big_low = kmalloc(10000, ALLOC_DMA32);
+
+	ASSERT_NE(t, high, NULL);
+	ASSERT_NE(t, low, NULL);
+	ASSERT_NE(t, big_low, NULL);
+	EXPECT_GE(t, virt_to_phys(high), DMA32_LIMIT);  /* slabs prefer ZONE_NORMAL */
+	EXPECT_LT(t, virt_to_phys(low) + 64, DMA32_LIMIT);
+	EXPECT_LT(t, virt_to_phys(big_low) + 10000, DMA32_LIMIT);
+	kfree(high);
+	kfree(low);
+	kfree(big_low);
+	EXPECT_EQ(t, nr_free_pages(0, ZONE_DMA32), nr_managed_pages(0, ZONE_DMA32));
+}
+
+static void kfree_null_is_noop(struct ktest *t)
+{
+	boot(false);
+	u64 start = free_pages_now();
+
+	kfree(NULL);
+	kmem_cache_free(kmem_cache_create("test-8", 8, 0, 0), NULL);
+	EXPECT_STREQ(t, host_log(), "");
+	EXPECT_EQ(t, free_pages_now(), start);
+}
+
+static void kfree_of_bad_pointers_reported(struct ktest *t)
+{
+	int on_stack;
+	char *heap = malloc(16);
+
+	boot(false);
+	u8 *small = kmalloc(100, 0), *big = kmalloc(3 * PAGE_SIZE, 0);
+	u64 used = free_pages_now();
+
+	kfree(&on_stack);
+	kfree(heap);
+	kfree(phys_to_virt(0x500000 + 8));      /* free pages of the page allocator */
+	kfree(big + 8);                         /* inside the first page of a block */
+	kfree(big + PAGE_SIZE);                 /* a later page of a block */
+	kfree(small + 1);                       /* inside a slab object */
+	EXPECT_EQ(t, host_log_count("kfree: bad free of 0x"), 5);
+	EXPECT_EQ(t, host_log_count("slab: kmalloc-128: bad free"), 1);
+	EXPECT_EQ(t, free_pages_now(), used);
+	kfree(small);
+	kfree(big);
+	free(heap);
+}
+
+/* --- random run against a model -------------------------------------------------------- */
+
+#define LIVE_MAX 512
+
+struct live {
+	u8 *p;
+	size_t size;
+	u8 tag;
+};
+
+static void random_run_matches_model(struct ktest *t)
+{
+	static struct live live[LIVE_MAX];
+	u32 n = 0;
+
+	boot(false);
+	u64 start = free_pages_now();
+	struct kmem_cache *poisoned = kmem_cache_create("stress-poison", 72, 0, SLAB_POISON);
+	u32 in_poisoned = 0;
+
+	rng_state = 1031;
+	for (u32 step = 0; step < 20000; step++) {
+		if (n < LIVE_MAX && (n == 0 || rnd(100) < 55)) {
+			bool from_cache = rnd(4) == 0;
+			size_t size = from_cache ? 72 : 1 + (rnd(8) ? rnd(2048) : rnd(20000));
+			u8 *p = from_cache ? kmem_cache_alloc(poisoned, 0) : kmalloc(size, 0);
+
+			ASSERT_NE(t, p, NULL);
+			live[n] = (struct live){ p, size, (u8)(step | 1) };
+			memset(p, live[n].tag, size);
+			in_poisoned += from_cache;
+			n++;
+		} else {
+			u32 i = rnd(n);
+			u32 damaged = 0;
+
+			for (size_t b = 0; b < live[i].size; b++)
+				damaged += live[i].p[b] != live[i].tag;
+			ASSERT_EQ(t, damaged, 0);       /* nobody else was given these bytes */
+			if (cache_of(live[i].p) == poisoned) {
+				kmem_cache_free(poisoned, live[i].p);
+				in_poisoned--;
+			} else {
+				kfree(live[i].p);
+			}
+			live[i] = live[--n];
+		}
+		ASSERT_EQ(t, poisoned->inuse, in_poisoned);
+	}
+	while (n)
+		kfree(live[--n].p);
+	EXPECT_EQ(t, poisoned->inuse, 0);
+	EXPECT_EQ(t, poisoned->poison_errors, 0);
+	EXPECT_EQ(t, free_pages_now(), start);
+	EXPECT_STREQ(t, host_log(), "");
+}
+
+static void print_lists_every_cache(struct ktest *t)
+{
+	boot(false);
+	struct kmem_cache *c = kmem_cache_create("printed", 300, 0, 0);
+	void *p = kmem_cache_alloc(c, 0);
+
+	host_log_clear();
+	slab_print();
+	EXPECT_TRUE(t, host_log_has("slab: printed              300 bytes         1 in use       1 slabs "
+				    "(order 0, 13 per slab)\n"));
+	EXPECT_EQ(t, host_log_count("slab: "), 11);
+	kmem_cache_free(c, p);
+}
+
+static const struct ktest_case slab_cases[] = {
+	KTEST(init_creates_kmalloc_caches),
+	KTEST(cache_structs_come_from_kmem_cache),
+	KTEST(create_rejects_bad_arguments),
+	KTEST(order_and_layout_by_size),
+	KTEST(size_rounds_up_to_align_and_link_word),
+	KTEST(objects_distinct_aligned_writable),
+	KTEST(slabs_grow_and_return_to_page_allocator),
+	KTEST(full_and_partial_lists_follow_the_objects),
+	KTEST(alloc_zero_clears_object),
+	KTEST(cache_refuses_dma32),
+	KTEST(poison_fills_free_objects),
+	KTEST(poison_detects_write_after_free),
+	KTEST(poison_check_spares_the_link_word),
+	KTEST(broken_freelist_link_contained),
+	KTEST(double_free_in_a_row_reported),
+	KTEST(poison_finds_older_double_free),
+	KTEST(free_into_wrong_cache_reported),
+	KTEST(kmalloc_picks_the_right_class),
+	KTEST(kmalloc_every_size_up_to_2048),
+	KTEST(kmalloc_large_sizes_use_pages),
+	KTEST(kmalloc_zero_flag),
+	KTEST(kmalloc_dma32_gets_low_memory),
+	KTEST(kfree_null_is_noop),
+	KTEST(kfree_of_bad_pointers_reported),
+	KTEST(random_run_matches_model),
+	KTEST(print_lists_every_cache),
+	{},
+};
+KTEST_SUITE(slab, slab_cases);
