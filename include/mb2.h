@@ -104,6 +104,7 @@ struct boot_info {
 	struct mb2_module modules[MB2_MAX_MODULES];
 	u32 nmodules;
 
+	u64 info_phys;                  /* where GRUB left it: set by the kernel, not the parser */
 	u32 total_size;                 /* bytes of info actually parsed */
 	u32 ntags;                      /* tags seen, end tag included */
 	u32 nproblems;                  /* warnings printed */

@@ -108,6 +108,13 @@ static inline bool vm_mapped(u64 va)
 	return vm_translate(va, NULL, NULL) != (u64)-1;
 }
 
+/*
+ * From now on take page-table pages from alloc (a zeroed page's physical
+ * address, 0 when out) instead of the boot pool: set once the page
+ * allocator runs.
+ */
+void vm_set_pt_allocator(u64 (*alloc)(void));
+
 /* Bytes of RAM the direct map covers, and the page-table pages in use. */
 extern u64 vm_direct_mapped;
 extern u32 vm_pt_pages_used;

@@ -6,12 +6,14 @@
  *
  *   consoles (serial) -> CPU tables (GDT, TSS, IDT) -> TSC clock
  *     -> boot information (copied, then parsed) -> command line
- *     -> memory map -> page tables -> framebuffer console
+ *     -> memory map (sanitized) -> page tables -> framebuffer console
+ *     -> ACPI tables -> NUMA nodes -> boot allocator -> page allocator, slab
  *     -> facts -> tests (test=) -> benchmarks (bench=) -> exit or halt
  *
  * Each step only uses the ones before it, so a fault anywhere after
  * trap_init() is reported with registers and a backtrace.
  */
+#include "acpi.h"
 #include "bench.h"
 #include "cmdline.h"
 #include "cpu.h"
@@ -22,7 +24,9 @@
 #include "kstring.h"
 #include "ktest.h"
 #include "mb2.h"
+#include "mm.h"
 #include "memmap.h"
+#include "numa.h"
 #include "param.h"
 #include "printk.h"
 #include "serial.h"
@@ -82,6 +86,7 @@ static void load_boot_info(u64 magic, u64 info_phys)
 			MB2_INFO_MAX);
 	memcpy(mb2_copy, phys_to_virt(info_phys), n);
 	mb2_parse(mb2_copy, n, &boot_info);
+	boot_info.info_phys = info_phys;
 	pr_info("boot: %s, %s firmware, %u bytes of boot information at 0x%llx (%u tags)\n",
 		boot_info.loader_name[0] ? boot_info.loader_name : "unknown loader",
 		boot_info.efi ? "UEFI" : "BIOS", total, (unsigned long long)info_phys,
@@ -144,8 +149,15 @@ void kernel_main(u64 magic, u64 info_phys)
 
 	memmap_from_boot(&boot_info, &boot_memmap);
 	memmap_print(&boot_memmap);
+	if (memmap_sanitize(&boot_memmap))
+		memmap_print_as(&boot_memmap, "sanitized");
 	vm_init(&boot_memmap);
 	fbcon_init(boot_info.has_fb ? &boot_info.fb : NULL, !boot_info.efi);
+
+	acpi_init(&boot_info);
+	numa_init(&boot_memmap);
+	bootmem_setup(&boot_memmap, &boot_info);
+	mm_init();
 	print_facts();
 
 	int failures = 0;

@@ -13,9 +13,10 @@
  * (ioremap of a device page next to RAM), split() replaces the large page
  * by a table of 512 smaller ones with the same translation.
  *
- * Page-table pages come from a fixed pool in .bss (EARLY_PT_PAGES): enough
- * for the image, 64 GiB of RAM with 2 MiB pages (any amount with 1 GiB
- * pages) and the devices. The pool running dry is reported, never fatal.
+ * Page-table pages come from a fixed pool in .bss (EARLY_PT_PAGES) until
+ * the page allocator runs, then from it: the pool is enough for the image,
+ * 64 GiB of RAM with 2 MiB pages (any amount with 1 GiB pages) and the
+ * boot's devices. Running out is reported, never fatal.
  *
  * Invariants:
  *   - intermediate entries are always present|writable and never NX; the
@@ -58,10 +59,20 @@ static unsigned level_index(u64 va, int level)
 	return (va >> (PAGE_SHIFT + 9 * (level - 1))) & 511;
 }
 
-/* A zeroed page-table page, as a physical address; 0 when the pool is dry. */
+static u64 (*pt_allocator)(void);     /* after boot: the page allocator */
+
+void vm_set_pt_allocator(u64 (*alloc)(void))
+{
+	pt_allocator = alloc;
+}
+
+/* A zeroed page-table page, as a physical address; 0 when none is left. */
 static u64 pt_alloc(void)
 {
 	static bool warned;
+
+	if (pt_allocator)
+		return pt_allocator();
 
 	if (vm_pt_pages_used == EARLY_PT_PAGES) {
 		if (!warned)

@@ -1,0 +1,207 @@
+/*
+ * mm_test.c - the allocators on the real machine: memory asked of a node
+ * comes from that node, of a zone from that zone; nothing overlaps; all of
+ * it comes back.
+ */
+#include "kstring.h"
+#include "ktest.h"
+#include "mm.h"
+#include "numa.h"
+#include "page_alloc.h"
+#include "slab.h"
+#include "vm.h"
+
+static struct bootmem scratch;  /* a copy of the boot allocator to play with */
+
+static void boot_allocations_land_on_their_node(struct ktest *t)
+{
+	u32 tried = 0;
+
+	scratch = bootmem_at_handoff;
+	for (u32 node = 0; node < numa.nr_nodes; node++) {
+		if (bootmem_free_bytes(&scratch, (int)node, BOOTMEM_NO_LIMIT) < (4UL << 20))
+			continue;
+		u64 pa = bootmem_alloc(&scratch, 1UL << 20, 1UL << 20, (int)node, BOOTMEM_NO_LIMIT);
+		ASSERT_NE(t, pa, 0);
+		EXPECT_EQ(t, numa_node_of_addr(&numa, pa), node);
+		EXPECT_EQ(t, bootmem_node_of(&scratch, pa), node);
+		EXPECT_TRUE(t, IS_ALIGNED(pa, 1UL << 20));
+		tried++;
+	}
+	EXPECT_GT(t, tried, 0);
+}
+
+static void boot_allocations_respect_the_address_limit(struct ktest *t)
+{
+	scratch = bootmem_at_handoff;
+	for (u32 node = 0; node < numa.nr_nodes; node++) {
+		if (bootmem_free_bytes(&scratch, (int)node, DMA32_LIMIT) < (4UL << 20))
+			continue;
+		u64 pa = bootmem_alloc(&scratch, 2UL << 20, PAGE_SIZE, (int)node, DMA32_LIMIT);
+		ASSERT_NE(t, pa, 0);
+		EXPECT_LE(t, pa + (2UL << 20), DMA32_LIMIT);
+	}
+}
+
+static void boot_allocator_kept_the_kernel_and_low_memory(struct ktest *t)
+{
+	scratch = bootmem_at_handoff;
+	/* Drain everything below 2 MiB + image end: none may hit the image or the first MiB. */
+	u64 image_lo = (u64)__kernel_phys_start, image_hi = (u64)__kernel_end - KERNEL_VMA;
+	for (int i = 0; i < 4096; i++) {
+		u64 pa = bootmem_alloc(&scratch, PAGE_SIZE, PAGE_SIZE, NODE_ANY, image_hi + (64UL << 20));
+		if (!pa)
+			break;
+		EXPECT_GE(t, pa, 0x100000);
+		EXPECT_TRUE(t, pa + PAGE_SIZE <= image_lo || pa >= image_hi);
+	}
+	EXPECT_NE(t, ap_trampoline_phys, 0);
+	EXPECT_LT(t, ap_trampoline_phys, 0x100000);
+}
+
+/* One page from each node and zone that has memory: it is where we asked. */
+static void pages_come_from_the_asked_node_and_zone(struct ktest *t)
+{
+	u32 tried = 0;
+
+	for (u32 node = 0; node < numa.nr_nodes; node++) {
+		for (int zone = 0; zone < NR_ZONES; zone++) {
+			if (!nr_managed_pages((int)node, zone))
+				continue;
+			unsigned flags = ALLOC_THISNODE | (zone == ZONE_DMA32 ? ALLOC_DMA32 : 0);
+			struct page *p = alloc_pages(0, (int)node, flags);
+			ASSERT_TRUE(t, p != NULL);
+			u64 pa = page_to_phys(p);
+			EXPECT_EQ(t, numa_node_of_addr(&numa, pa), node);
+			if (zone == ZONE_DMA32)
+				EXPECT_LT(t, pa, DMA32_LIMIT);
+			else
+				EXPECT_GE(t, pa, DMA32_LIMIT);
+			/* Reachable through the direct map, and really RAM. */
+			volatile u64 *va = page_address(p);
+			*va = pa;
+			EXPECT_EQ(t, *va, pa);
+			EXPECT_TRUE(t, phys_to_page(pa) == p);
+			free_pages(p, 0);
+			tried++;
+		}
+	}
+	EXPECT_GT(t, tried, 0);
+}
+
+static void memoryless_node_falls_back_to_the_nearest(struct ktest *t)
+{
+	int empty = -1;
+
+	for (u32 node = 0; node < numa.nr_nodes; node++)
+		if (numa.nodes[node].present && !nr_managed_pages((int)node, -1))
+			empty = (int)node;
+	if (empty < 0)
+		KTEST_SKIP(t, "every node has memory here");
+	EXPECT_TRUE(t, alloc_pages(0, empty, ALLOC_THISNODE) == NULL);
+	struct page *p = alloc_pages(0, empty, 0);
+	ASSERT_TRUE(t, p != NULL);
+	int got = numa_node_of_addr(&numa, page_to_phys(p));
+	/* The nearest node with memory, by the distance table. */
+	for (u32 node = 0; node < numa.nr_nodes; node++)
+		if (nr_managed_pages((int)node, -1))
+			EXPECT_LE(t, numa.distance[empty][got], numa.distance[empty][node]);
+	free_pages(p, 0);
+}
+
+struct block {
+	struct page *page;
+	unsigned order;
+};
+
+static struct block blocks[1500];
+
+/* Random blocks of 1..32 pages on random nodes; each carries its own address at both ends. */
+static void stress_no_overlap_and_everything_returns(struct ktest *t)
+{
+	u64 free_before = nr_free_pages(NODE_ANY, -1);
+	u64 seed = 0x2005;
+	u32 n = 0;
+
+	for (u32 i = 0; i < ARRAY_SIZE(blocks); i++) {
+		seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+		unsigned order = (seed >> 33) % 6;
+		int node = (int)((seed >> 40) % numa.nr_nodes);
+		struct page *p = alloc_pages(order, node, (seed >> 50) & 1 ? ALLOC_DMA32 : 0);
+		if (!p)
+			continue;
+		u64 *first = page_address(p);
+		u64 *last = (u64 *)((u8 *)first + (PAGE_SIZE << order)) - 1;
+		*first = page_to_phys(p);
+		*last = ~page_to_phys(p);
+		blocks[n++] = (struct block){ p, order };
+		/* Now and then free a random earlier block. */
+		if (n > 1 && (seed >> 20) % 3 == 0) {
+			u32 k = (u32)((seed >> 8) % n);
+			free_pages(blocks[k].page, blocks[k].order);
+			blocks[k] = blocks[--n];
+		}
+	}
+	u32 corrupt = 0;
+	for (u32 i = 0; i < n; i++) {
+		u64 *first = page_address(blocks[i].page);
+		u64 *last = (u64 *)((u8 *)first + (PAGE_SIZE << blocks[i].order)) - 1;
+		corrupt += *first != page_to_phys(blocks[i].page) || *last != ~page_to_phys(blocks[i].page);
+		free_pages(blocks[i].page, blocks[i].order);
+	}
+	EXPECT_EQ(t, corrupt, 0);
+	EXPECT_EQ(t, nr_free_pages(NODE_ANY, -1), free_before);
+	EXPECT_GT(t, n, 100);
+}
+
+static void kmalloc_gives_distinct_aligned_memory(struct ktest *t)
+{
+	static void *p[64];
+	u64 free_before = nr_free_pages(NODE_ANY, -1);
+
+	for (u32 i = 0; i < ARRAY_SIZE(p); i++) {
+		size_t size = (size_t)1 << (i % 14);    /* 1 byte .. 8 KiB */
+		p[i] = kmalloc(size, 0);
+		ASSERT_TRUE(t, p[i] != NULL);
+		EXPECT_TRUE(t, IS_ALIGNED((u64)p[i], MIN(size, (size_t)8)));
+		memset(p[i], (int)i, size);
+	}
+	for (u32 i = 0; i < ARRAY_SIZE(p); i++) {
+		size_t size = (size_t)1 << (i % 14);
+		EXPECT_EQ(t, ((u8 *)p[i])[size - 1], (u8)i);
+		kfree(p[i]);
+	}
+	/* Slabs may keep a page cached; nothing more than a few per class. */
+	EXPECT_LE(t, free_before - nr_free_pages(NODE_ANY, -1), 64);
+}
+
+static void poisoned_cache_catches_a_write_after_free(struct ktest *t)
+{
+	struct kmem_cache *c = kmem_cache_create("mm_test_poison", 96, 8, SLAB_POISON);
+	ASSERT_TRUE(t, c != NULL);
+	/* keep holds the slab, so the freed object stays in it (not in a freed page). */
+	u8 *keep = kmem_cache_alloc(c, 0);
+	u8 *obj = kmem_cache_alloc(c, 0);
+	ASSERT_TRUE(t, keep && obj);
+	kmem_cache_free(c, obj);
+	obj[40] = 0x42;                 /* the bug: a write after free */
+	u64 before = c->poison_errors;
+	void *again = kmem_cache_alloc(c, 0);
+	EXPECT_TRUE(t, again == obj);   /* the last freed object is handed out first */
+	EXPECT_EQ(t, c->poison_errors, before + 1);
+	kmem_cache_free(c, again);
+	kmem_cache_free(c, keep);
+}
+
+static const struct ktest_case mm_cases[] = {
+	KTEST(boot_allocations_land_on_their_node),
+	KTEST(boot_allocations_respect_the_address_limit),
+	KTEST(boot_allocator_kept_the_kernel_and_low_memory),
+	KTEST(pages_come_from_the_asked_node_and_zone),
+	KTEST(memoryless_node_falls_back_to_the_nearest),
+	KTEST(stress_no_overlap_and_everything_returns),
+	KTEST(kmalloc_gives_distinct_aligned_memory),
+	KTEST(poisoned_cache_catches_a_write_after_free),
+	{},
+};
+KTEST_SUITE(mm, mm_cases);
