@@ -52,7 +52,7 @@ LDFLAGS := -nostdlib -static -z max-page-size=0x1000 -z noexecstack \
 	$(shell $(LD) --help 2>/dev/null | grep -q no-warn-rwx-segments && echo --no-warn-rwx-segments)
 
 KERNEL_C   := $(wildcard kernel/*.c drivers/*.c tests/kernel/*.c)
-KERNEL_ASM := boot/boot.asm kernel/entry.asm
+KERNEL_ASM := boot/boot.asm boot/trampoline.asm kernel/entry.asm kernel/switch.asm
 KERNEL_OBJ := $(KERNEL_C:%.c=$(B)/%.o) $(KERNEL_ASM:%.asm=$(B)/%.asm.o)
 
 # Pure modules that also build for the host, and their unit tests.

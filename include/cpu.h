@@ -19,6 +19,23 @@
 #define IST_DOUBLE_FAULT 1      /* TSS.IST1: vector 8 */
 #define IST_NMI          2      /* TSS.IST2: vector 2 */
 
+/* The 64-bit TSS: no task switching any more, just the stacks the CPU may switch to. */
+struct tss {
+	u32 reserved0;
+	u64 rsp[3];             /* stacks for privilege changes: unused (ring 0 only) */
+	u64 reserved1;
+	u64 ist[7];             /* ist[n - 1] is ISTn */
+	u64 reserved2;
+	u16 reserved3;
+	u16 iomap_base;         /* past the limit: no I/O permission bitmap */
+} __packed;
+
+/* Each CPU's own GDT and TSS (the TSS holds its own IST stacks). */
+struct cpu_tables {
+	u64 gdt[5] __aligned(16);       /* null, code, data, TSS (two slots) */
+	struct tss tss;
+};
+
 struct cpu_info {
 	char vendor[13];        /* "GenuineIntel", "AuthenticAMD", "TCGTCGTCGTCG"... */
 	char brand[49];
@@ -30,6 +47,13 @@ struct cpu_info {
 
 extern struct cpu_info cpu_info;
 
-void cpu_init(void);
+/* Boot CPU: read CPUID into cpu_info. */
+void cpu_identify(void);
+
+/*
+ * Load this CPU's GDT and TSS from *t, with the double-fault and NMI
+ * stacks whose tops are given. Every CPU calls it once for itself.
+ */
+void cpu_load_tables(struct cpu_tables *t, u64 df_stack_top, u64 nmi_stack_top);
 
 #endif

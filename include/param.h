@@ -14,6 +14,9 @@
 #define DIRECT_MAP_SIZE  (1UL << 46)            /* 64 TiB of physical address space */
 
 /* Stacks: every kernel stack has an unmapped guard page below it. */
+#define STACK_AREA       0xffffe00000000000UL   /* thread and IST stacks allocated at run time */
+#define STACK_SLOT       (64 * 1024)            /* one stack per slot: guard page + up to 60 KiB */
+#define MAX_STACKS       4096                   /* slots in the stack area (256 MiB of addresses) */
 #define KSTACK_SIZE      (16 * 1024)            /* boot and thread stacks */
 #define IST_STACK_SIZE   (8 * 1024)             /* double fault and NMI stacks */
 
@@ -38,6 +41,13 @@
 #define BOOTMEM_MAX_RANGES 256                  /* memory and reserved ranges of the boot allocator */
 #define MAX_ORDER        10                     /* buddy blocks up to 2^10 pages = 4 MiB */
 #define DMA32_LIMIT      (1UL << 32)            /* ZONE_DMA32: what a 32-bit device can reach */
+
+/* SMP and scheduling. */
+#define SPINLOCK_DEBUG   1                      /* locks remember their CPU: catch recursion */
+#define SCHED_SLICE_TICKS 10                    /* round-robin time slice: 10 ticks = 10 ms at HZ 1000 */
+#define AP_ONLINE_TIMEOUT_MS   2000     /* STARTUP -> online; TCG with many CPUs is slow */
+#define STOP_TIMEOUT_US        100000   /* how long a panic waits for the others to halt */
+#define CALL_QUEUE_LEN         16       /* calls waiting per CPU; a full queue makes callers spin */
 
 /* Consoles and printk. */
 #define LOG_BUF_SIZE     (64 * 1024)            /* printk ring, replayed to late consoles */

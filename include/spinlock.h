@@ -10,27 +10,61 @@
  * spin_lock_irqsave() also disables interrupts on this CPU, so an interrupt
  * handler that takes the same lock cannot deadlock against the code it
  * interrupted. Use it for any lock an interrupt handler may take.
+ *
+ * Holding a spinlock disables preemption (preempt_count > 0): the scheduler
+ * refuses to switch away from a thread that holds one, and says so
+ * ("scheduling while atomic"). With SPINLOCK_DEBUG (param.h) each lock
+ * also remembers its holder's CPU, and taking a lock this CPU already holds
+ * is reported at once instead of spinning forever.
  */
 #ifndef SPINLOCK_H
 #define SPINLOCK_H
 
+#include "param.h"
 #include "types.h"
 #include "x86.h"
+#ifndef HOST_TEST
+#include "percpu.h"
+#endif
 
 struct spinlock {
 	volatile u16 owner;
 	volatile u16 next;
+	s32 holder;             /* SPINLOCK_DEBUG: CPU holding it, -1 if none */
 	const char *name;       /* for messages about this lock */
 };
 
-#define SPINLOCK_INIT(n) { .owner = 0, .next = 0, .name = (n) }
+#define SPINLOCK_INIT(n) { .owner = 0, .next = 0, .holder = -1, .name = (n) }
+
+static inline void spin_lock_init(struct spinlock *l, const char *name)
+{
+	*l = (struct spinlock)SPINLOCK_INIT(name);
+}
+
+/* Reports a lock taken twice by one CPU, then panics (kernel/panic.c). */
+void spinlock_recursion(struct spinlock *l) __noreturn;
+
+#ifndef HOST_TEST
+static inline void lock_preempt_off(void) { this_cpu()->preempt_count++; }
+static inline void lock_preempt_on(void) { this_cpu()->preempt_count--; }
+static inline s32 lock_cpu(void) { return (s32)this_cpu()->cpu; }
+#else
+/* Host unit tests: one thread, no preemption to count. */
+static inline void lock_preempt_off(void) { }
+static inline void lock_preempt_on(void) { }
+static inline s32 lock_cpu(void) { return 0; }
+#endif
 
 static inline void spin_lock(struct spinlock *l)
 {
+	lock_preempt_off();
+	if (SPINLOCK_DEBUG && l->holder == lock_cpu() && l->owner != l->next)
+		spinlock_recursion(l);
 	u16 ticket = __atomic_fetch_add(&l->next, 1, __ATOMIC_RELAXED);
 
 	while (__atomic_load_n(&l->owner, __ATOMIC_ACQUIRE) != ticket)
 		cpu_relax();
+	l->holder = lock_cpu();
 }
 
 /* Take the lock only if nobody holds or waits for it. */
@@ -39,13 +73,21 @@ static inline bool spin_trylock(struct spinlock *l)
 	u16 owner = __atomic_load_n(&l->owner, __ATOMIC_RELAXED);
 	u16 expected = owner;
 
-	return __atomic_compare_exchange_n(&l->next, &expected, (u16)(owner + 1), false,
-					   __ATOMIC_ACQUIRE, __ATOMIC_RELAXED);
+	lock_preempt_off();
+	if (!__atomic_compare_exchange_n(&l->next, &expected, (u16)(owner + 1), false,
+					 __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
+		lock_preempt_on();
+		return false;
+	}
+	l->holder = lock_cpu();
+	return true;
 }
 
 static inline void spin_unlock(struct spinlock *l)
 {
+	l->holder = -1;
 	__atomic_store_n(&l->owner, (u16)(l->owner + 1), __ATOMIC_RELEASE);
+	lock_preempt_on();
 }
 
 static inline bool spin_is_locked(struct spinlock *l)

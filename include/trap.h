@@ -35,6 +35,9 @@ typedef void (*trap_handler_t)(struct trap_frame *f);
 
 void trap_init(void);
 
+/* Load the IDT trap_init() built into this CPU's IDTR: every CPU shares it. */
+void trap_load_idt(void);
+
 /* Route vector (>= 32) to handler; NULL restores "unexpected interrupt". */
 void trap_set_handler(unsigned vector, trap_handler_t handler);
 

@@ -6,6 +6,8 @@
  *                       mapped into the same window on demand by ioremap(),
  *                       uncached or write-combining. One physical page, one
  *                       virtual address, one cache type: no aliases.
+ *   0xffffe00000000000  stack area: run-time stacks, one 64 KiB slot each,
+ *                       the lowest page of each slot left unmapped (guard)
  *   0xffffffff80000000  kernel image (-2 GiB): text read-only and executable,
  *                       rodata read-only, data and bss read-write, both NX;
  *                       each stack's guard page is left unmapped.
@@ -114,6 +116,15 @@ static inline bool vm_mapped(u64 va)
  * allocator runs.
  */
 void vm_set_pt_allocator(u64 (*alloc)(void));
+
+/*
+ * A kernel stack of size bytes (a multiple of PAGE_SIZE, at most
+ * STACK_SLOT - PAGE_SIZE) from node's memory, with an unmapped guard page
+ * below it. Returns the stack's top (where RSP starts), or 0. Needs the
+ * page allocator.
+ */
+u64 vm_alloc_stack(u64 size, int node);
+void vm_free_stack(u64 top);
 
 /* Bytes of RAM the direct map covers, and the page-table pages in use. */
 extern u64 vm_direct_mapped;

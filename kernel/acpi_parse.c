@@ -285,11 +285,28 @@ static u8 madt_min_len(u8 type)
 	}
 }
 
+/*
+ * Keep CPUs in table order. When the array is full, an enabled CPU still
+ * gets in by pushing out the last entry that is not enabled: QEMU lists
+ * every possible CPU, so on a machine with APIC IDs above 255 the real
+ * CPUs come after hundreds of disabled placeholders.
+ */
 static void madt_add_cpu(struct madt_info *m, u32 apic_id, u32 uid, u32 flags, bool x2apic)
 {
 	if (m->ncpus == MAX_CPUS) {
+		int victim = -1;
+
 		m->ncpus_dropped++;
-		return;
+		if (!(flags & MADT_ENABLED))
+			return;
+		for (int i = MAX_CPUS - 1; i >= 0 && victim < 0; i--)
+			if (!m->cpus[i].enabled)
+				victim = i;
+		if (victim < 0)
+			return;
+		memmove(&m->cpus[victim], &m->cpus[victim + 1],
+			(MAX_CPUS - 1 - (u32)victim) * sizeof(m->cpus[0]));
+		m->ncpus--;
 	}
 	m->cpus[m->ncpus++] = (struct madt_cpu){
 		.apic_id = apic_id,

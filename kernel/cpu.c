@@ -12,22 +12,9 @@
 #include "printk.h"
 #include "x86.h"
 
-struct tss {
-	u32 reserved0;
-	u64 rsp[3];             /* stacks for privilege changes: unused (ring 0 only) */
-	u64 reserved1;
-	u64 ist[7];             /* ist[n - 1] is ISTn */
-	u64 reserved2;
-	u16 reserved3;
-	u16 iomap_base;         /* past the limit: no I/O permission bitmap */
-} __packed;
-
 BUILD_BUG_ON(sizeof(struct tss) != 104);
 
 struct cpu_info cpu_info;
-static struct tss tss;
-static u64 gdt[5] __aligned(16);
-extern char df_stack_top[], nmi_stack_top[];
 
 static void cpuid_string(u32 leaf, char *out)
 {
@@ -37,7 +24,7 @@ static void cpuid_string(u32 leaf, char *out)
 	memcpy(out, &r[0], 16);
 }
 
-static void identify(void)
+void cpu_identify(void)
 {
 	struct cpu_info *ci = &cpu_info;
 	u32 a, b, c, d;
@@ -89,24 +76,27 @@ static void set_tss_descriptor(u64 *slot, u64 base, u32 limit)
 	slot[1] = base >> 32;
 }
 
-void cpu_init(void)
+void cpu_load_tables(struct cpu_tables *t, u64 df_stack_top, u64 nmi_stack_top)
 {
 	struct {
 		u16 limit;
 		u64 base;
-	} __packed gdtr = { sizeof(gdt) - 1, (u64)gdt };
+	} __packed gdtr = { sizeof(t->gdt) - 1, (u64)t->gdt };
 
-	identify();
-	tss.ist[IST_DOUBLE_FAULT - 1] = (u64)df_stack_top;
-	tss.ist[IST_NMI - 1] = (u64)nmi_stack_top;
-	tss.iomap_base = sizeof(tss);
+	t->tss = (struct tss){ .iomap_base = sizeof(struct tss) };
+	t->tss.ist[IST_DOUBLE_FAULT - 1] = df_stack_top;
+	t->tss.ist[IST_NMI - 1] = nmi_stack_top;
 
-	gdt[0] = 0;
-	gdt[1] = 0x00af9a000000ffff;    /* 0x08: code, 64-bit (L), present, DPL 0 */
-	gdt[2] = 0x00cf92000000ffff;    /* 0x10: data, writable, present, DPL 0 */
-	set_tss_descriptor(&gdt[3], (u64)&tss, sizeof(tss) - 1);
+	t->gdt[0] = 0;
+	t->gdt[1] = 0x00af9a000000ffff; /* 0x08: code, 64-bit (L), present, DPL 0 */
+	t->gdt[2] = 0x00cf92000000ffff; /* 0x10: data, writable, present, DPL 0 */
+	set_tss_descriptor(&t->gdt[3], (u64)&t->tss, sizeof(struct tss) - 1);
 
-	/* Load the GDT, reload CS with a far return, the data segments, then TR. */
+	/*
+	 * Load the GDT, reload CS with a far return, the data segments, then TR.
+	 * GS is left alone: its base (MSR_GS_BASE) is the per-CPU pointer, and
+	 * loading the selector would clear it.
+	 */
 	__asm__ volatile(
 		"lgdt %0\n\t"
 		"pushq %1\n\t"

@@ -8,12 +8,14 @@
  *     -> boot information (copied, then parsed) -> command line
  *     -> memory map (sanitized) -> page tables -> framebuffer console
  *     -> ACPI tables -> NUMA nodes -> boot allocator -> page allocator, slab
+ *     -> local APIC, I/O APIC -> clocks -> scheduler -> tick -> other CPUs
  *     -> facts -> tests (test=) -> benchmarks (bench=) -> exit or halt
  *
  * Each step only uses the ones before it, so a fault anywhere after
  * trap_init() is reported with registers and a backtrace.
  */
 #include "acpi.h"
+#include "apic.h"
 #include "bench.h"
 #include "cmdline.h"
 #include "cpu.h"
@@ -28,8 +30,11 @@
 #include "memmap.h"
 #include "numa.h"
 #include "param.h"
+#include "percpu.h"
 #include "printk.h"
+#include "sched.h"
 #include "serial.h"
+#include "smp.h"
 #include "time.h"
 #include "trap.h"
 #include "vm.h"
@@ -132,11 +137,15 @@ static void __noreturn halt_forever(void)
 	}
 }
 
+extern char df_stack_top[], nmi_stack_top[];
+
 void kernel_main(u64 magic, u64 info_phys)
 {
+	percpu_init(0, 0, 0);   /* first: this_cpu() must work before anything uses it */
 	serial_init();
 	banner();
-	cpu_init();
+	cpu_identify();
+	cpu_load_tables(&percpu[0].tables, (u64)df_stack_top, (u64)nmi_stack_top);
 	trap_init();
 	/* Mask the legacy 8259 PIC: its timer would arrive on vector 8 (#DF). */
 	outb(0x21, 0xff);
@@ -158,6 +167,14 @@ void kernel_main(u64 magic, u64 info_phys)
 	numa_init(&boot_memmap);
 	bootmem_setup(&boot_memmap, &boot_info);
 	mm_init();
+
+	apic_init();
+	percpu_init(0, apic_read_id(), numa.cpu_node[0]);   /* the boot CPU's real ID and node */
+	time_calibrate();
+	sched_init();           /* before the first tick: sched_tick() needs a current thread */
+	timer_init_cpu();
+	sti();
+	smp_boot();
 	print_facts();
 
 	int failures = 0;

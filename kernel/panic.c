@@ -24,6 +24,8 @@
 #include "kstring.h"
 #include "ksyms.h"
 #include "printk.h"
+#include "smp.h"
+#include "spinlock.h"
 #include "vm.h"
 #include "x86.h"
 
@@ -109,9 +111,16 @@ void backtrace_print(u64 pc, u64 rbp)
 	}
 }
 
+void spinlock_recursion(struct spinlock *l)
+{
+	panic("spinlock recursion: CPU %d takes lock \"%s\" it already holds",
+	      l->holder, l->name ? l->name : "?");
+}
+
 bool panic_begin(void)
 {
 	cli();
+	smp_stop_others();      /* the other CPUs halt; if one is already panicking, so do we */
 	if (panicking)
 		return false;
 	panicking = true;

@@ -69,21 +69,26 @@ static void emit_stamp(bool to_consoles)
 	emit(stamp, (size_t)n, to_consoles);
 }
 
-static void lock(u64 *flags)
+/* Take the printk lock; false if panic mode gave up waiting for it. */
+static bool lock(u64 *flags)
 {
 	*flags = irq_save();
 	if (!panic_mode) {
 		spin_lock(&printk_lock);
-		return;
+		return true;
 	}
 	/* Panic: the holder may never release it; wait a little, then go on. */
-	for (int i = 0; i < 1000000 && !spin_trylock(&printk_lock); i++)
+	for (int i = 0; i < 1000000; i++) {
+		if (spin_trylock(&printk_lock))
+			return true;
 		cpu_relax();
+	}
+	return false;
 }
 
-static void unlock(u64 flags)
+static void unlock(u64 flags, bool locked)
 {
-	if (spin_is_locked(&printk_lock))
+	if (locked)
 		spin_unlock(&printk_lock);
 	irq_restore(flags);
 }
@@ -106,7 +111,7 @@ int vprintk(const char *fmt, va_list ap)
 		line[n - 1] = '\n';
 	}
 
-	lock(&flags);
+	bool locked = lock(&flags);
 	bool show = (u64)level < console_loglevel;
 	p = line;
 	while (p < line + n) {
@@ -119,7 +124,7 @@ int vprintk(const char *fmt, va_list ap)
 		printk_at_line_start = nl != NULL;
 		p += len;
 	}
-	unlock(flags);
+	unlock(flags, locked);
 	return n;
 }
 
@@ -138,7 +143,7 @@ void console_register(struct console *con, bool replay)
 {
 	u64 flags;
 
-	lock(&flags);
+	bool locked = lock(&flags);
 	con->enabled = console_wanted(con);
 	if (replay && con->enabled) {
 		u64 start = log_total > LOG_BUF_SIZE ? log_total - LOG_BUF_SIZE : 0;
@@ -147,7 +152,7 @@ void console_register(struct console *con, bool replay)
 	}
 	con->next = consoles;
 	consoles = con;
-	unlock(flags);
+	unlock(flags, locked);
 }
 
 void console_select(void)
@@ -156,13 +161,13 @@ void console_select(void)
 	bool any = false;
 	u64 flags;
 
-	lock(&flags);
+	bool locked = lock(&flags);
 	for (c = consoles; c; c = c->next)
 		any |= c->enabled = console_wanted(c);
 	if (!any)       /* e.g. console=fb on a machine without a framebuffer */
 		for (c = consoles; c; c = c->next)
 			c->enabled = true;
-	unlock(flags);
+	unlock(flags, locked);
 	if (!any)
 		pr_warn("console: no console matches console=%s; keeping all consoles on\n",
 			console_mode_names[console_mode]);
@@ -180,12 +185,12 @@ size_t printk_log_tail(char *buf, size_t len)
 
 	if (len == 0)
 		return 0;
-	lock(&flags);
+	bool locked = lock(&flags);
 	n = (size_t)MIN((u64)len - 1, MIN(log_total, (u64)LOG_BUF_SIZE));
 	start = log_total - n;
 	for (size_t i = 0; i < n; i++)
 		buf[i] = log_buf[(start + i) % LOG_BUF_SIZE];
 	buf[n] = '\0';
-	unlock(flags);
+	unlock(flags, locked);
 	return n;
 }

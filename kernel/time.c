@@ -1,18 +1,57 @@
 /*
- * time.c - calibrate the TSC and turn it into nanoseconds.
+ * time.c - the TSC as the clock, each CPU's tick, and timers on the tick.
  *
- * The TSC counts at a constant rate on every CPU this kernel targets
- * (invariant TSC); we only need its frequency. Two sources, best first:
- *   1. CPUID 0x15: crystal frequency x ratio, when the CPU reports all three.
- *   2. The 8254 PIT, channel 2: its gate is software-controlled through port
- *      0x61 and its output can be read back there, so we can start a 10 ms
- *      one-shot countdown and count TSC ticks until it ends. Every PC (and
- *      QEMU) has one; the loop is bounded in case one does not.
- * ktime_ns() converts with a 32.32 fixed-point multiplier and a 128-bit
- * product, so it neither overflows nor needs division on the hot path.
+ * The clock. The TSC counts at a constant rate on every CPU this kernel
+ * targets (invariant TSC); we only need its frequency. ktime_ns() turns
+ * TSC ticks into nanoseconds since boot with a 32.32 multiplier and a
+ * 128-bit product (struct tsc_scale in time.h): no division, no overflow.
+ *
+ * Calibration, twice:
+ *   time_init(), before anything else exists: CPUID 0x15 if it states the
+ *     frequency, else 10 ms of the 8254 PIT's channel 2 (its gate and
+ *     output are in port 0x61, so a one-shot countdown can be watched).
+ *   time_calibrate(), once ACPI has said what the machine has: the first
+ *     source in this list that works,
+ *       1. CPUID 0x15, crystal x ratio, when all three numbers are there;
+ *       2. the HPET's main counter (ACPI HPET table; period in fs);
+ *       3. the ACPI PM timer (FADT; 3.579545 MHz, 24 or 32 bits, wraps);
+ *       4. the PIT again;
+ *     counting TSC ticks against a free-running counter for 10 ms. The
+ *     two ends are careful readings: of 20, the one with the two TSC reads
+ *     around it closest together, timed at their midpoint. Then the local
+ *     APIC timer (divide 16) is measured against the TSC the same way.
+ *
+ * The tick. timer_init_cpu() starts HZ interrupts a second on its CPU, on
+ * VEC_LAPIC_TIMER: in TSC-deadline mode (re-armed each tick, one WRMSR)
+ * when the CPU has it, else in the APIC timer's periodic mode. Each tick
+ * counts this_cpu()->ticks, runs the CPU's expired ktimers, calls
+ * sched_tick() and ends with EOI.
+ *
+ * Timers. Each CPU has a list of ktimers sorted by expiry, under its own
+ * lock; any CPU may add to any list, only the owner's tick runs them.
+ *
+ * Invariants:
+ *   - ktime_ns() never goes back: the scale changes only in set_tsc_khz(),
+ *     rebased at that instant, on the boot CPU before any other CPU runs
+ *     and with interrupts off;
+ *   - a CPU's timer list is sorted by expires, equal ones in the order
+ *     they were added, and is changed only under its lock with interrupts
+ *     off;
+ *   - a ktimer is on a list exactly when it is pending; its fn runs on
+ *     its CPU from the tick, with that list unlocked.
  */
 #include "time.h"
+#include "acpi.h"
+#include "apic.h"
+#include "cmdline.h"
+#include "cpu.h"
+#include "param.h"
+#include "percpu.h"
 #include "printk.h"
+#include "sched.h"
+#include "spinlock.h"
+#include "trap.h"
+#include "vm.h"
 #include "x86.h"
 
 #define PIT_HZ          1193182         /* the 8254's input clock */
@@ -22,10 +61,65 @@
 #define PORT_B          0x61            /* bit 0: ch2 gate, bit 1: speaker, bit 5: ch2 out */
 #define FALLBACK_KHZ    1000000         /* 1 GHz, if every source fails */
 
+#define CALIB_MS        10              /* each measurement of time_calibrate() */
+#define CALIB_GIVE_UP_MS 1000           /* a reference that has not counted by then is dead */
+#define SAMPLE_MAX_US   50              /* the narrowest of SAMPLE_TRIES brackets must be this */
+#define SAMPLE_TRIES    20              /* readings per careful sample */
+
+#define PM_TIMER_HZ     3579545         /* ACPI PM timer: a third of the 10.74 MHz NTSC clock */
+#define HPET_CAP        0x000           /* bits 32-63: period in fs; bit 13: 64-bit counter */
+#define HPET_CONFIG     0x010           /* bit 0: the main counter runs */
+#define HPET_COUNTER    0x0f0
+#define HPET_CAP_64BIT  (1UL << 13)
+#define HPET_ENABLE     (1UL << 0)
+#define HPET_MAX_PERIOD_FS 100000000    /* the spec's slowest counter: 10 MHz */
+#define HPET_MMIO_SIZE  1024
+
 u64 tsc_khz;
 const char *tsc_source = "none";
-static u64 tsc_base;
-static u64 ns_mult;                     /* ns per tick, 32.32 fixed point */
+static struct tsc_scale scale;
+
+/* hz=100..10000: timer interrupts per second on each CPU. */
+u64 hz = 1000;
+PARAM_U64("hz", hz, 100, 10000);
+
+const char *tick_mode = "none";
+u64 apic_timer_khz;
+static u64 tsc_per_tick;                /* TSC-deadline mode: TSC ticks between ticks */
+static u32 apic_count_per_tick;         /* periodic mode: the APIC timer's initial count */
+
+/* --- the clock ---------------------------------------------------------------- */
+
+static bool khz_believable(u64 khz)
+{
+	return khz >= 1000 && khz <= 100 * 1000 * 1000;    /* 1 MHz..100 GHz */
+}
+
+/* Switch to a new frequency; ktime_ns() continues from where it is. Interrupts off. */
+static void set_tsc_khz(u64 khz, const char *source)
+{
+	tsc_scale_rebase(&scale, rdtsc(), khz);
+	tsc_khz = khz;
+	tsc_source = source;
+}
+
+u64 ktime_ns(void)
+{
+	if (!tsc_khz)
+		return 0;
+	return tsc_scale_ns(&scale, rdtsc());
+}
+
+void udelay(u64 us)
+{
+	u64 khz = tsc_khz ? tsc_khz : FALLBACK_KHZ;
+	u64 end = rdtsc() + us * khz / 1000;
+
+	while ((s64)(rdtsc() - end) < 0)
+		cpu_relax();
+}
+
+/* --- frequency sources ----------------------------------------------------------- */
 
 static u64 khz_from_cpuid(void)
 {
@@ -34,10 +128,8 @@ static u64 khz_from_cpuid(void)
 	cpuid(0, 0, &max, &b, &c, &d);
 	if (max < 0x15)
 		return 0;
-	cpuid(0x15, 0, &a, &b, &c, &d);     /* EBX/EAX = TSC/crystal ratio, ECX = crystal Hz */
-	if (!a || !b || !c)
-		return 0;
-	return (u64)c * b / a / 1000;
+	cpuid(0x15, 0, &a, &b, &c, &d);
+	return time_cpuid15_khz(a, b, c);
 }
 
 /* TSC ticks during a 10 ms PIT channel-2 countdown, or 0 if it never ends. */
@@ -64,40 +156,367 @@ static u64 khz_from_pit(void)
 	return (end - start) / PIT_CALIB_MS;
 }
 
+/* A free-running counter that counts up, to measure the TSC against (or the other way round). */
+struct refclock {
+	const char *name;
+	u64 hz;                         /* 0 when that is what is being measured */
+	unsigned bits;                  /* it wraps at 2^bits */
+	u64 (*read)(void);
+};
+
+/* How far the counter and the TSC advanced between two careful samples. */
+struct span {
+	u64 ticks;
+	u64 tsc;
+};
+
+/*
+ * A reading of rc and the TSC at that moment: the TSC is read just before
+ * and just after, and of SAMPLE_TRIES readings the one with the narrowest
+ * bracket is kept (its midpoint is then at most half that far off; under
+ * TCG a device read can take tens of microseconds). False if even the
+ * narrowest was wider than SAMPLE_MAX_US.
+ */
+static bool sample(const struct refclock *rc, u64 *tsc, u64 *value)
+{
+	u64 best = ~0ULL;
+
+	for (int i = 0; i < SAMPLE_TRIES; i++) {
+		u64 before = rdtsc();
+		u64 v = rc->read();
+		u64 width = rdtsc() - before;
+
+		if (width < best) {
+			best = width;
+			*tsc = before + width / 2;
+			*value = v;
+		}
+	}
+	return best <= tsc_khz * SAMPLE_MAX_US / 1000;
+}
+
+/*
+ * Watch rc until it has advanced at least min_ticks and the TSC at least
+ * min_tsc, between two careful samples. In between, plain readings keep
+ * count of the wraps. False if that did not happen within
+ * CALIB_GIVE_UP_MS (by the early TSC estimate) or no careful sample could
+ * be taken.
+ */
+static bool watch(const struct refclock *rc, u64 min_ticks, u64 min_tsc, struct span *out)
+{
+	u64 t0, t1, prev, v;
+	u64 ticks = 0;
+
+	if (!sample(rc, &t0, &prev))
+		return false;
+	while (ticks < min_ticks || rdtsc() - t0 < min_tsc) {
+		if (rdtsc() - t0 > tsc_khz * CALIB_GIVE_UP_MS)
+			return false;
+		v = rc->read();
+		ticks += time_counter_delta(prev, v, rc->bits);
+		prev = v;
+	}
+	if (!sample(rc, &t1, &v))
+		return false;
+	ticks += time_counter_delta(prev, v, rc->bits);
+	*out = (struct span){ ticks, t1 - t0 };
+	return true;
+}
+
+/* TSC kHz from CALIB_MS of the reference rc, or 0 if it does not count. */
+static u64 khz_against(const struct refclock *rc)
+{
+	struct span s;
+
+	if (!watch(rc, rc->hz * CALIB_MS / 1000, 0, &s)) {
+		pr_warn("time: the %s gave no steady count; not used\n", rc->name);
+		return 0;
+	}
+	return time_khz_from_ratio(s.tsc, s.ticks, rc->hz);
+}
+
+static volatile u8 *hpet;
+
+static u64 hpet_read64(void)
+{
+	return *(volatile u64 *)(hpet + HPET_COUNTER);
+}
+
+static u64 hpet_read32(void)
+{
+	return *(volatile u32 *)(hpet + HPET_COUNTER);
+}
+
+/* Map the HPET, check its period, start its main counter, measure against it. */
+static u64 khz_from_hpet(void)
+{
+	u64 cap;
+	u32 period;
+	struct refclock rc;
+
+	if (!acpi.has_hpet || !(hpet = ioremap(acpi.hpet.address, HPET_MMIO_SIZE, VM_UC)))
+		return 0;
+	cap = *(volatile u64 *)(hpet + HPET_CAP);
+	period = cap >> 32;
+	if (!period || period > HPET_MAX_PERIOD_FS) {
+		pr_warn("time: HPET period %u fs is not possible; HPET not used\n", period);
+		return 0;
+	}
+	*(volatile u64 *)(hpet + HPET_CONFIG) |= HPET_ENABLE;
+	rc = (struct refclock){ "HPET", time_hpet_hz(period), 64, hpet_read64 };
+	if (!(cap & HPET_CAP_64BIT))
+		rc = (struct refclock){ "HPET", time_hpet_hz(period), 32, hpet_read32 };
+	return khz_against(&rc);
+}
+
+static u16 pm_timer_port;
+static volatile u32 *pm_timer_mmio;
+
+static u64 pm_timer_read(void)
+{
+	return pm_timer_mmio ? *pm_timer_mmio : inl(pm_timer_port);
+}
+
+/* The FADT's PM timer, in I/O or memory space. */
+static u64 khz_from_pm_timer(void)
+{
+	const struct acpi_gas *g = &acpi.fadt.pm_timer;
+	struct refclock rc = { "PM timer", PM_TIMER_HZ, acpi.fadt.pm_timer_32bit ? 32 : 24,
+			       pm_timer_read };
+
+	if (!acpi.has_fadt || !g->address)
+		return 0;
+	if (g->space_id == ACPI_GAS_IO && g->address <= 0xfffc)
+		pm_timer_port = (u16)g->address;
+	else if (g->space_id == ACPI_GAS_MEMORY)
+		pm_timer_mmio = ioremap(g->address, 4, VM_UC);
+	if (!pm_timer_port && !pm_timer_mmio)
+		return 0;
+	return khz_against(&rc);
+}
+
+/* time_calibrate()'s sources, best first. */
+static const struct {
+	const char *name;
+	u64 (*khz)(void);
+} tsc_references[] = {
+	{ "cpuid 0x15", khz_from_cpuid },
+	{ "hpet", khz_from_hpet },
+	{ "pm timer", khz_from_pm_timer },
+	{ "pit", khz_from_pit },
+};
+
 void time_init(void)
 {
 	u64 khz = khz_from_cpuid();
+	const char *source = "cpuid 0x15";
 
-	tsc_source = "cpuid 0x15";
 	if (!khz) {
 		khz = khz_from_pit();
-		tsc_source = "pit";
+		source = "pit";
 	}
-	if (khz < 1000 || khz > 100 * 1000 * 1000) {   /* outside 1 MHz..100 GHz: not believable */
+	if (!khz_believable(khz)) {
 		pr_warn("time: TSC calibration gave %llu kHz; assuming %u kHz\n",
 			(unsigned long long)khz, FALLBACK_KHZ);
 		khz = FALLBACK_KHZ;
-		tsc_source = "fallback";
+		source = "fallback";
 	}
-	ns_mult = ((u64)1000000 << 32) / khz;
-	tsc_base = rdtsc();
-	tsc_khz = khz;
+	set_tsc_khz(khz, source);
 	pr_info("time: TSC %llu.%03llu MHz (%s)\n", (unsigned long long)khz / 1000,
 		(unsigned long long)khz % 1000, tsc_source);
 }
 
-u64 ktime_ns(void)
+/* --- the local APIC timer -------------------------------------------------------- */
+
+/* The APIC timer counts down; its complement counts up, like every refclock. */
+static u64 apic_timer_up(void)
 {
-	if (!tsc_khz)
-		return 0;
-	return (u64)(((unsigned __int128)(rdtsc() - tsc_base) * ns_mult) >> 32);
+	return ~apic_timer_current();
 }
 
-void udelay(u64 us)
+/*
+ * Let the APIC timer count down from the top for CALIB_MS of TSC time.
+ * It cannot reach 0 (2^32 counts take seconds at any real bus rate), so
+ * no interrupt is left behind.
+ */
+static u64 measure_apic_timer_khz(void)
 {
-	u64 khz = tsc_khz ? tsc_khz : FALLBACK_KHZ;
-	u64 end = rdtsc() + us * khz / 1000;
+	struct refclock rc = { "local APIC timer", 0, 32, apic_timer_up };
+	struct span s;
+	bool ok;
 
-	while ((s64)(rdtsc() - end) < 0)
-		cpu_relax();
+	apic_timer_oneshot(0xffffffff);
+	ok = watch(&rc, 0, tsc_khz * CALIB_MS, &s);
+	apic_timer_stop();
+	return ok ? time_khz_from_ratio(s.ticks, s.tsc, tsc_khz * 1000) : 0;
+}
+
+/* What every CPU's tick will be: the mode, and its period in that mode's units. */
+static void choose_tick(void)
+{
+	if (cpu_info.tsc_deadline) {
+		tick_mode = "tsc-deadline";
+		tsc_per_tick = tsc_khz * 1000 / hz;
+		return;
+	}
+	tick_mode = "periodic";
+	apic_count_per_tick = (u32)MAX(apic_timer_khz * 1000 / hz, 1);
+	if (!apic_timer_khz)
+		pr_err("time: the local APIC timer does not count: no tick\n");
+}
+
+void time_calibrate(void)
+{
+	u64 flags = irq_save();
+	u64 khz = 0;
+
+	for (size_t i = 0; i < ARRAY_SIZE(tsc_references) && !khz; i++) {
+		khz = tsc_references[i].khz();
+		if (khz && !khz_believable(khz)) {
+			pr_warn("time: %s says the TSC runs at %llu kHz; not believed\n",
+				tsc_references[i].name, (unsigned long long)khz);
+			khz = 0;
+		}
+		if (khz)
+			set_tsc_khz(khz, tsc_references[i].name);
+	}
+	pr_info("time: TSC %llu.%03llu MHz (%s)\n", (unsigned long long)tsc_khz / 1000,
+		(unsigned long long)tsc_khz % 1000, tsc_source);
+	apic_timer_khz = measure_apic_timer_khz();
+	choose_tick();
+	irq_restore(flags);
+	pr_info("time: LAPIC timer %llu kHz, tick %llu Hz (%s)\n",
+		(unsigned long long)apic_timer_khz, (unsigned long long)hz, tick_mode);
+}
+
+/* --- timers ------------------------------------------------------------------------ */
+
+/* One CPU's timers, and its next TSC deadline. Own cache line: other CPUs add here. */
+struct timer_queue {
+	struct spinlock lock;
+	struct ktimer *head;            /* soonest first */
+	u64 next_tick;                  /* TSC-deadline mode: TSC value of the next tick */
+} __aligned(64);
+
+static struct timer_queue timer_queues[MAX_CPUS] = {
+	[0 ... MAX_CPUS - 1] = { .lock = SPINLOCK_INIT("timers") },
+};
+
+/* Unlink t from its CPU's list if it is there. Caller holds that list's lock. */
+static bool unlink_timer(struct timer_queue *q, struct ktimer *t)
+{
+	for (struct ktimer **pp = &q->head; *pp; pp = &(*pp)->next) {
+		if (*pp == t) {
+			*pp = t->next;
+			t->next = NULL;
+			t->pending = false;
+			return true;
+		}
+	}
+	return false;
+}
+
+/*
+ * The list is searched rather than t->pending trusted, so that a timer
+ * that was never added (or is garbage on the stack) is simply not found.
+ */
+bool timer_cancel(struct ktimer *t)
+{
+	struct timer_queue *q;
+	u64 flags;
+	bool found;
+
+	if (t->cpu >= MAX_CPUS)
+		return false;
+	q = &timer_queues[t->cpu];
+	flags = spin_lock_irqsave(&q->lock);
+	found = unlink_timer(q, t);
+	spin_unlock_irqrestore(&q->lock, flags);
+	return found;
+}
+
+void timer_add(struct ktimer *t, u64 delay_ns, u32 cpu, void (*fn)(struct ktimer *), void *data)
+{
+	struct timer_queue *q;
+	struct ktimer **pp;
+	u64 now = ktime_ns(), flags;
+
+	if (cpu >= MAX_CPUS) {
+		pr_warn("time: timer for CPU %u put on CPU %u\n", cpu, smp_processor_id());
+		cpu = smp_processor_id();
+	}
+	timer_cancel(t);
+	t->expires = now + MIN(delay_ns, ~0ULL - now);
+	t->cpu = cpu;
+	t->fn = fn;
+	t->data = data;
+	q = &timer_queues[cpu];
+	flags = spin_lock_irqsave(&q->lock);
+	for (pp = &q->head; *pp && (*pp)->expires <= t->expires; pp = &(*pp)->next)
+		;
+	t->next = *pp;
+	*pp = t;
+	t->pending = true;
+	spin_unlock_irqrestore(&q->lock, flags);
+}
+
+/*
+ * Run every timer that had expired when this tick began. One read of the
+ * clock: a fn that adds its timer again with no delay runs at the next
+ * tick, not in an endless loop here. Interrupts are off (tick handler).
+ */
+static void run_timers(struct timer_queue *q)
+{
+	u64 now = ktime_ns();
+	struct ktimer *t;
+
+	spin_lock(&q->lock);
+	while ((t = q->head) && t->expires <= now) {
+		q->head = t->next;
+		t->next = NULL;
+		t->pending = false;
+		spin_unlock(&q->lock);
+		t->fn(t);
+		spin_lock(&q->lock);
+	}
+	spin_unlock(&q->lock);
+}
+
+/* --- the tick ---------------------------------------------------------------------- */
+
+/* TSC-deadline mode: the next tick one period after the last; after missed ticks, from now. */
+static void arm_next_deadline(struct timer_queue *q)
+{
+	u64 now = rdtsc();
+
+	q->next_tick += tsc_per_tick;
+	if ((s64)(q->next_tick - now) <= 0)
+		q->next_tick = now + tsc_per_tick;
+	apic_timer_deadline(q->next_tick);
+}
+
+static void tick(struct trap_frame *f)
+{
+	struct percpu *me = this_cpu();
+	struct timer_queue *q = &timer_queues[me->cpu];
+
+	me->ticks++;
+	if (tsc_per_tick)
+		arm_next_deadline(q);
+	run_timers(q);
+	sched_tick();
+	apic_eoi();
+}
+
+void timer_init_cpu(void)
+{
+	struct timer_queue *q = &timer_queues[smp_processor_id()];
+
+	trap_set_handler(VEC_LAPIC_TIMER, tick);
+	if (tsc_per_tick) {
+		q->next_tick = rdtsc();
+		arm_next_deadline(q);
+	} else if (apic_timer_khz) {
+		apic_timer_periodic(apic_count_per_tick);
+	}
 }

@@ -5,10 +5,16 @@
  * gates (interrupts stay off in the handler); the double fault and NMI
  * gates switch to their IST stacks. trap_dispatch() then decides:
  *
+ *   NMI from smp_stop_others() (a panic)        -> halt this CPU for good
+ *   any other NMI                               -> trap_panic()
  *   exception (0-31) with a fault_catch() armed -> unwind to the catcher
- *   exception, NMI (nobody expects one yet)    -> trap_panic()
- *   vector >= 32 with a handler                -> the handler
+ *   exception                                   -> trap_panic()
+ *   vector >= 32 with a handler                -> the handler, then, leaving
+ *                                                 the outermost one, a chance
+ *                                                 to preempt (sched_preempt_irq)
  *   vector >= 32 without                       -> a warning, once per vector
+ *
+ * Handlers of APIC-delivered vectors must call apic_eoi() themselves.
  *
  * The catcher is a setjmp/longjmp pair (kjmp_set/kjmp_resume in
  * entry.asm): on a fault, trap_dispatch() rewrites the frame so that iretq
@@ -17,7 +23,10 @@
 #include "trap.h"
 #include "cpu.h"
 #include "panic.h"
+#include "percpu.h"
 #include "printk.h"
+#include "sched.h"
+#include "smp.h"
 #include "vm.h"
 #include "x86.h"
 
@@ -48,7 +57,6 @@ void kjmp_resume(struct kjmp *buf) __noreturn;
 static struct idt_gate idt[256] __aligned(16);
 static trap_handler_t handlers[256];
 static bool warned_vector[256];
-static struct fault_catcher *catcher;   /* innermost active fault_catch(); per-CPU later */
 
 static const char *const exception_names[32] = {
 	[0] = "divide error (#DE)",
@@ -102,18 +110,23 @@ static void set_gate(unsigned vector, u64 handler, u8 ist)
 	};
 }
 
-void trap_init(void)
+void trap_load_idt(void)
 {
 	struct {
 		u16 limit;
 		u64 base;
 	} __packed idtr = { sizeof(idt) - 1, (u64)idt };
 
+	__asm__ volatile("lidt %0" : : "m"(idtr));
+}
+
+void trap_init(void)
+{
 	for (unsigned v = 0; v < 256; v++)
 		set_gate(v, trap_stubs[v], 0);
 	idt[VEC_DF].ist = IST_DOUBLE_FAULT;
 	idt[VEC_NMI].ist = IST_NMI;
-	__asm__ volatile("lidt %0" : : "m"(idtr));
+	trap_load_idt();
 }
 
 void trap_set_handler(unsigned vector, trap_handler_t handler)
@@ -125,7 +138,7 @@ void trap_set_handler(unsigned vector, trap_handler_t handler)
 /* Send the fault back to the innermost fault_catch(). */
 static void unwind_to_catcher(struct trap_frame *f)
 {
-	struct fault_catcher *c = catcher;
+	struct fault_catcher *c = this_cpu()->catcher;
 
 	*c->info = (struct fault_info){
 		.vector = f->vector,
@@ -134,7 +147,7 @@ static void unwind_to_catcher(struct trap_frame *f)
 		.rip = f->rip,
 		.handler_rsp = (u64)f,
 	};
-	catcher = c->outer;
+	this_cpu()->catcher = c->outer;
 	f->rip = (u64)kjmp_resume;
 	f->rdi = (u64)&c->jmp;
 	f->rsp = c->jmp.rsp;            /* kjmp_resume runs on the catcher's stack */
@@ -146,31 +159,42 @@ void trap_dispatch(struct trap_frame *f)
 {
 	unsigned v = (unsigned)f->vector;
 
+	/* An NMI is no fault of the code it interrupted: never unwind a catcher for it. */
+	if (v == VEC_NMI) {
+		if (smp_stop_requested())
+			smp_halt_this_cpu();    /* another CPU panicked (smp_stop_others) */
+		trap_panic(f);
+	}
 	if (v < VEC_FIRST_IRQ) {
-		if (catcher) {
+		if (this_cpu()->catcher) {
 			unwind_to_catcher(f);
 			return;
 		}
 		trap_panic(f);
 	}
-	if (handlers[v]) {
-		handlers[v](f);
+	if (!handlers[v]) {
+		if (!warned_vector[v]) {
+			warned_vector[v] = true;
+			pr_warn("trap: unexpected interrupt on vector %u; ignored\n", v);
+		}
 		return;
 	}
-	if (!warned_vector[v]) {
-		warned_vector[v] = true;
-		pr_warn("trap: unexpected interrupt on vector %u; ignored\n", v);
-	}
+	this_cpu()->irq_depth++;
+	handlers[v](f);
+	this_cpu()->irq_depth--;
+	/* Leaving the outermost handler: a tick may have asked for a switch. */
+	if (this_cpu()->irq_depth == 0)
+		sched_preempt_irq();
 }
 
 bool fault_catch(void (*fn)(void *), void *arg, struct fault_info *info)
 {
-	struct fault_catcher c = { .info = info, .outer = catcher };
+	struct fault_catcher c = { .info = info, .outer = this_cpu()->catcher };
 
 	if (kjmp_set(&c.jmp) == 0) {
-		catcher = &c;
+		this_cpu()->catcher = &c;
 		fn(arg);
-		catcher = c.outer;
+		this_cpu()->catcher = c.outer;
 		return false;
 	}
 	return true;            /* unwind_to_catcher() already popped us */

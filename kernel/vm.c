@@ -26,6 +26,7 @@
  */
 #include "vm.h"
 #include "kstring.h"
+#include "page_alloc.h"
 #include "printk.h"
 #include "spinlock.h"
 #include "x86.h"
@@ -327,4 +328,107 @@ void *ioremap(u64 pa, u64 size, enum vm_cache cache)
 		return NULL;
 	}
 	return phys_to_virt(pa);
+}
+
+/* --- the stack area --------------------------------------------------------- */
+
+/*
+ * Slot i covers [STACK_AREA + i * STACK_SLOT, + STACK_SLOT). Its stack ends
+ * at the top of the slot and grows down; every page below the stack, the
+ * guard page included, stays unmapped, so running off the bottom faults.
+ *
+ * A freed stack stays mapped and goes on a free list for the next thread.
+ * Unmapping it would leave stale TLB entries on the other CPUs that ran the
+ * thread (kernel mappings are global: nothing flushes them), and the next
+ * stack mapped at that address would be seen through them as the old pages.
+ * Reusing the mapping needs no TLB shootdown at all.
+ */
+static u8 stack_slot_state[MAX_STACKS];        /* 0 never used, 1 in use, 2 free and mapped */
+static u16 stack_slot_node[MAX_STACKS];
+static u32 stack_slot_pages[MAX_STACKS];
+static struct spinlock stack_lock = SPINLOCK_INIT("stacks");
+
+enum { SLOT_UNUSED, SLOT_IN_USE, SLOT_CACHED };
+
+static u64 slot_top(u32 slot)
+{
+	return STACK_AREA + (u64)(slot + 1) * STACK_SLOT;
+}
+
+/* A cached stack of this size on node (or any node), else a fresh slot; -1 if none. */
+static int take_slot(u64 pages, int node)
+{
+	int fresh = -1, cached_elsewhere = -1;
+
+	for (u32 slot = 0; slot < MAX_STACKS; slot++) {
+		if (stack_slot_state[slot] == SLOT_CACHED && stack_slot_pages[slot] == pages) {
+			if (node < 0 || stack_slot_node[slot] == node)
+				return (int)slot;
+			if (cached_elsewhere < 0)
+				cached_elsewhere = (int)slot;
+		} else if (stack_slot_state[slot] == SLOT_UNUSED && fresh < 0) {
+			fresh = (int)slot;
+		}
+	}
+	return fresh >= 0 ? fresh : cached_elsewhere;
+}
+
+static bool map_fresh_stack(u64 top, u64 pages, int node)
+{
+	u64 flags = PTE_P | PTE_W | PTE_G | pte_nx;
+
+	for (u64 i = 1; i <= pages; i++) {
+		struct page *p = alloc_pages(0, node, 0);
+		if (!p)
+			return false;   /* the pages mapped so far stay with the slot */
+		u64 irq = spin_lock_irqsave(&vm_lock);
+		bool ok = map_range(top - i * PAGE_SIZE, page_to_phys(p), PAGE_SIZE, flags, false);
+		spin_unlock_irqrestore(&vm_lock, irq);
+		if (!ok) {
+			free_pages(p, 0);
+			return false;
+		}
+	}
+	return true;
+}
+
+u64 vm_alloc_stack(u64 size, int node)
+{
+	u64 pages = ALIGN_UP(size, PAGE_SIZE) / PAGE_SIZE;
+
+	if (!pages || pages * PAGE_SIZE > STACK_SLOT - PAGE_SIZE)
+		return 0;
+	u64 irq = spin_lock_irqsave(&stack_lock);
+	int slot = take_slot(pages, node);
+	bool cached = slot >= 0 && stack_slot_state[slot] == SLOT_CACHED;
+	if (slot >= 0)
+		stack_slot_state[slot] = SLOT_IN_USE;
+	spin_unlock_irqrestore(&stack_lock, irq);
+	if (slot < 0) {
+		pr_err("vm: all %u stack slots in use\n", MAX_STACKS);
+		return 0;
+	}
+	if (cached)
+		return slot_top((u32)slot);
+	stack_slot_pages[slot] = (u32)pages;
+	stack_slot_node[slot] = (u16)(node < 0 ? 0 : node);
+	if (!map_fresh_stack(slot_top((u32)slot), pages, node)) {
+		pr_err("vm: out of memory for a %llu KiB stack\n", (unsigned long long)pages * 4);
+		return 0;       /* the slot stays in use: its pages are partly mapped */
+	}
+	return slot_top((u32)slot);
+}
+
+void vm_free_stack(u64 top)
+{
+	u64 slot = (top - STACK_AREA) / STACK_SLOT - 1;
+
+	if (top <= STACK_AREA || top > STACK_AREA + (u64)MAX_STACKS * STACK_SLOT ||
+	    (top - STACK_AREA) % STACK_SLOT || stack_slot_state[slot] != SLOT_IN_USE) {
+		pr_err("vm: vm_free_stack(0x%llx): not a stack in use\n", (unsigned long long)top);
+		return;
+	}
+	u64 irq = spin_lock_irqsave(&stack_lock);
+	stack_slot_state[slot] = SLOT_CACHED;
+	spin_unlock_irqrestore(&stack_lock, irq);
 }

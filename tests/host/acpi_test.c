@@ -469,8 +469,31 @@ static void madt_more_cpus_than_max_bounded(struct ktest *t)
 	EXPECT_EQ(t, acpi_parse_madt(m, len, &madt), 1);
 	EXPECT_EQ(t, madt.ncpus, MAX_CPUS);
 	EXPECT_EQ(t, madt.ncpus_dropped, 44);
-	EXPECT_EQ(t, madt.cpus[MAX_CPUS - 1].apic_id, MAX_CPUS - 1);
+	/* Every enabled entry (the odd ones) made it, in table order, to the end. */
+	u32 enabled = 0;
+	for (u32 i = 0; i < madt.ncpus; i++)
+		enabled += madt.cpus[i].enabled;
+	EXPECT_EQ(t, enabled, (MAX_CPUS + 44) / 2);
+	EXPECT_EQ(t, madt.cpus[MAX_CPUS - 1].apic_id, MAX_CPUS + 43);
 	EXPECT_TRUE(t, host_log_has("ACPI: MADT: 44 CPUs past the first 256 ignored"));
+	free(m);
+}
+
+/* QEMU with APIC IDs above 255: hundreds of disabled entries, then the real CPUs. */
+static void madt_enabled_cpus_after_disabled_placeholders_are_kept(struct ktest *t)
+{
+	u32 len;
+	u8 *m = x2apic_madt(MAX_CPUS + 2, 0, &len);
+
+	for (u32 i = 0; i < MAX_CPUS; i++)
+		put32(m + 44 + 16 * i + 8, 0);          /* disabled placeholders */
+	put32(m + 44 + 16 * MAX_CPUS + 8, 1);           /* two real CPUs, IDs 256 and 257 */
+	put32(m + 44 + 16 * (MAX_CPUS + 1) + 8, 1);
+	acpi_parse_madt(m, len, &madt);
+	EXPECT_EQ(t, madt.ncpus, MAX_CPUS);
+	EXPECT_TRUE(t, madt.cpus[MAX_CPUS - 2].enabled);
+	EXPECT_EQ(t, madt.cpus[MAX_CPUS - 2].apic_id, MAX_CPUS);
+	EXPECT_EQ(t, madt.cpus[MAX_CPUS - 1].apic_id, MAX_CPUS + 1);
 	free(m);
 }
 
@@ -1021,6 +1044,7 @@ static const struct ktest_case acpi_cases[] = {
 	KTEST(madt_truncated_or_short_refused),
 	KTEST(madt_wrong_signature_refused),
 	KTEST(madt_more_cpus_than_max_bounded),
+	KTEST(madt_enabled_cpus_after_disabled_placeholders_are_kept),
 	KTEST(madt_x2apic_ids_above_255),
 	KTEST(madt_x2apic_nmi_and_address_override),
 	KTEST(srat_story_seabios),

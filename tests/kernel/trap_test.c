@@ -9,10 +9,12 @@
 #include "cpu.h"
 #include "ktest.h"
 #include "param.h"
+#include "percpu.h"
+#include "sched.h"
 #include "trap.h"
 #include "vm.h"
 
-extern char boot_stack_guard[], boot_stack_bottom[], df_stack_top[];
+extern char boot_stack_guard[], boot_stack_bottom[];
 void kernel_main(u64 magic, u64 info);
 
 static volatile u64 sink;
@@ -151,12 +153,18 @@ static void do_stack_overflow(void *arg)
 static void double_fault_runs_on_ist_stack(struct ktest *t)
 {
 	struct fault_info fi;
+	bool caught;
+	u64 ist_top;
 
-	ASSERT_TRUE(t, fault_catch(do_stack_overflow, NULL, &fi));
+	preempt_disable();      /* stay on one CPU: its TSS names the stack */
+	caught = fault_catch(do_stack_overflow, NULL, &fi);
+	ist_top = this_cpu()->tables.tss.ist[IST_DOUBLE_FAULT - 1];
+	preempt_enable();
+	ASSERT_TRUE(t, caught);
 	EXPECT_EQ(t, fi.vector, VEC_DF);
 	EXPECT_EQ(t, fi.error_code, 0);
-	EXPECT_LT(t, fi.handler_rsp, (u64)df_stack_top);
-	EXPECT_GE(t, fi.handler_rsp, (u64)df_stack_top - IST_STACK_SIZE);
+	EXPECT_LT(t, fi.handler_rsp, ist_top);
+	EXPECT_GE(t, fi.handler_rsp, ist_top - IST_STACK_SIZE);
 }
 
 static volatile u64 seen_vector, seen_rax;

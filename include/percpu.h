@@ -1,0 +1,65 @@
+/*
+ * percpu.h - each CPU's own data, reached through the GS segment base.
+ *
+ * Every CPU has one struct percpu in the percpu[] array, indexed by its
+ * logical number, and points its MSR_GS_BASE at it. The struct's first
+ * field points to itself, so "mov %gs:0, %rax" gives this CPU's struct
+ * in one instruction, whichever CPU runs it:
+ *
+ *   CPU 0: GS base -> percpu[0] = { .self = &percpu[0], .cpu = 0, ... }
+ *   CPU 1: GS base -> percpu[1] = { .self = &percpu[1], .cpu = 1, ... }
+ *
+ * A thread may move to another CPU whenever it can be preempted, so a
+ * pointer from this_cpu() is only stable with preemption (or interrupts)
+ * off.
+ */
+#ifndef PERCPU_H
+#define PERCPU_H
+
+#include "cpu.h"
+#include "param.h"
+#include "types.h"
+
+struct thread;
+struct runqueue;
+struct fault_catcher;
+
+struct percpu {
+	struct percpu *self;            /* must stay first: %gs:0 */
+	u32 cpu;                        /* logical CPU number (MADT order) */
+	u32 apic_id;
+	u32 node;                       /* NUMA node */
+	bool online;
+	struct thread *current;         /* the thread running here */
+	struct thread *idle;            /* this CPU's idle thread */
+	struct runqueue *rq;            /* this CPU's run queue (sched.c) */
+	int preempt_count;              /* > 0: do not switch threads */
+	int irq_depth;                  /* interrupt handlers running (nesting) */
+	bool need_resched;              /* switch at the next chance */
+	u64 ticks;                      /* timer interrupts taken here */
+	struct fault_catcher *catcher;  /* innermost fault_catch() (trap.c) */
+	void *rcu;                      /* RCU's per-CPU data */
+	struct cpu_tables tables;       /* this CPU's GDT and TSS */
+};
+
+extern struct percpu percpu[MAX_CPUS];
+extern u32 nr_cpus;                     /* CPUs the MADT lists (enabled) */
+extern u32 nr_cpus_online;
+
+static inline struct percpu *this_cpu(void)
+{
+	struct percpu *p;
+
+	__asm__ volatile("mov %%gs:0, %0" : "=r"(p));
+	return p;
+}
+
+static inline u32 smp_processor_id(void)
+{
+	return this_cpu()->cpu;
+}
+
+/* Fill percpu[cpu] and point this CPU's GS base at it. */
+void percpu_init(u32 cpu, u32 apic_id, u32 node);
+
+#endif

@@ -1,0 +1,140 @@
+/*
+ * sched.h - kernel threads and the preemptive scheduler.
+ *
+ * Each CPU has a run queue: a FIFO of runnable threads. The running thread
+ * keeps its CPU until it blocks, yields, or its time slice (SCHED_SLICE_TICKS
+ * timer ticks) runs out; then schedule() switches to the head of the queue
+ * and puts the old thread at the tail (round robin). Preemption happens on
+ * the way out of an interrupt (the tick sets need_resched) and at
+ * cond_resched(), never while preempt_count > 0 (spinlocks,
+ * rcu_read_lock). When its queue is empty a CPU runs its idle thread,
+ * which first tries to pull a thread from the busiest CPU, then halts.
+ *
+ * Thread states:
+ *
+ *   RUNNABLE --schedule()--> RUNNING --block--> BLOCKED --wake--> RUNNABLE
+ *                               |
+ *                               +--thread_exit()--> DEAD --join--> freed
+ *
+ * RCU (issue 5) hooks in at two places: every pass through schedule() is a
+ * quiescent state for the CPU, even when the same thread keeps running, and
+ * so is every tick that lands in the idle thread.
+ */
+#ifndef SCHED_H
+#define SCHED_H
+
+#include "cpumask.h"
+#include "list.h"
+#include "spinlock.h"
+#include "types.h"
+
+enum thread_state { THREAD_RUNNABLE, THREAD_RUNNING, THREAD_BLOCKED, THREAD_DEAD };
+
+struct thread {
+	u64 rsp;                        /* saved stack pointer: switch_to() */
+	u64 stack_top;                  /* vm_alloc_stack(); 0 for the boot thread */
+	u32 tid;
+	char name[24];
+	enum thread_state state;
+	bool on_cpu;                    /* some CPU is running it, or still switching away */
+	u32 cpu;                        /* run queue it belongs to */
+	struct cpumask affinity;        /* CPUs it may run on */
+	struct list_head rq_link;       /* on its run queue while RUNNABLE */
+	struct list_head wait_link;     /* on a wait queue while BLOCKED */
+	void (*fn)(void *arg);
+	void *arg;
+	u32 slice;                      /* ticks left in its time slice */
+	bool is_idle;
+	struct thread *joiner;          /* waiting in thread_join() */
+	u64 switches;                   /* times switched in */
+	u64 ticks;                      /* ticks it was running for */
+};
+
+/* Start the scheduler on the boot CPU; the caller becomes its first thread. */
+void sched_init(void);
+
+/*
+ * Create a thread running fn(arg), runnable on cpu (or the least loaded
+ * allowed CPU with SCHED_ANY_CPU). Returns NULL if memory runs out.
+ */
+#define SCHED_ANY_CPU (~0u)
+struct thread *thread_create(const char *name, void (*fn)(void *), void *arg, u32 cpu);
+
+/* End the calling thread. fn returning does the same. */
+void thread_exit(void) __noreturn;
+
+/* Wait for t to end, then free it. Only one thread may join a given thread. */
+void thread_join(struct thread *t);
+
+/* Restrict t to the CPUs in mask and move it if it is elsewhere. */
+void thread_set_affinity(struct thread *t, const struct cpumask *mask);
+
+static inline struct thread *current_thread(void);
+
+/* Give up the CPU if need_resched is set (and preemption is allowed). */
+void cond_resched(void);
+
+/* Give up the CPU to the next runnable thread, if any. */
+void yield(void);
+
+/* The scheduler proper. Preemption must be allowed (preempt_count 0). */
+void schedule(void);
+
+/* Timer tick on this CPU (interrupts off): slices, idle accounting, RCU. */
+void sched_tick(void);
+
+/* Called on interrupt exit: switch if the interrupted code may be preempted. */
+void sched_preempt_irq(void);
+
+/*
+ * Blocking, the base of wait queues: with interrupts off, set the current
+ * thread's state to THREAD_BLOCKED, make it findable by a waker, then call
+ * schedule(). (Interrupts off, so no preemption can come in between and
+ * put a blocked thread to sleep before it had a chance to recheck.)
+ * wake_up_thread() makes a BLOCKED thread runnable; otherwise it does nothing.
+ */
+void wake_up_thread(struct thread *t);
+
+void preempt_disable(void);
+void preempt_enable(void);
+
+/* --- wait queues, completions, mutexes ------------------------------------ */
+
+struct waitqueue {
+	struct spinlock lock;
+	struct list_head waiters;
+};
+
+void waitqueue_init(struct waitqueue *wq);
+/* Sleep until cond(arg) is true; cond is checked with the queue locked. */
+void wait_event(struct waitqueue *wq, bool (*cond)(void *arg), void *arg);
+void wake_up_all(struct waitqueue *wq);
+void wake_up_one(struct waitqueue *wq);
+
+struct completion {
+	struct waitqueue wq;
+	u32 done;
+};
+
+void completion_init(struct completion *c);
+void complete(struct completion *c);
+void wait_for_completion(struct completion *c);
+
+struct mutex {
+	struct spinlock lock;           /* protects owner and waiters */
+	struct thread *owner;
+	struct list_head waiters;
+	const char *name;
+};
+
+void mutex_init(struct mutex *m, const char *name);
+void mutex_lock(struct mutex *m);
+void mutex_unlock(struct mutex *m);
+
+#include "percpu.h"
+static inline struct thread *current_thread(void)
+{
+	return this_cpu()->current;
+}
+
+#endif

@@ -1,0 +1,49 @@
+/*
+ * smp.h - starting the other CPUs, and asking them to do things (IPIs).
+ *
+ * smp_boot() starts every enabled MADT CPU with INIT-SIPI-SIPI through the
+ * real-mode trampoline copied to the page below 1 MiB that mm.c set aside;
+ * each CPU climbs to long mode, loads the kernel's page tables, gets its
+ * per-CPU area, GDT/TSS (own IST stacks), IDT, local APIC and tick, and
+ * enters the scheduler's idle loop. A CPU that does not answer in time is
+ * reported and skipped.
+ */
+#ifndef SMP_H
+#define SMP_H
+
+#include "types.h"
+
+void smp_boot(void);
+
+/*
+ * Run fn(arg) on cpu (from its IPI handler, interrupts off); wait: until it
+ * returned. On this CPU, fn runs at once with interrupts off; for a CPU
+ * that is not online, nothing runs (a warning says so). fn must be short
+ * and must not sleep.
+ */
+void smp_call_function(u32 cpu, void (*fn)(void *), void *arg, bool wait);
+
+/* Run fn(arg) on every online CPU, this one included. */
+void smp_call_function_all(void (*fn)(void *), void *arg, bool wait);
+
+/* Make cpu look at need_resched now. */
+void smp_send_reschedule(u32 cpu);
+
+/*
+ * Panic: stop every other CPU (NMI), so the panicking one prints alone.
+ * Returns with interrupts off. If another CPU is already stopping the
+ * machine, halts this CPU instead of returning; on the CPU that stopped
+ * the others, a second call (a panic inside the panic) just returns.
+ */
+void smp_stop_others(void);
+
+/* For the NMI handler: has smp_stop_others() asked every CPU to halt? */
+bool smp_stop_requested(void);
+
+/* The NMI handler's answer to it: halt with interrupts off, for good. */
+void smp_halt_this_cpu(void) __noreturn;
+
+/* The scheduler's entry for a CPU that has just come up (sched.c); never returns. */
+void sched_ap_enter(void) __noreturn;
+
+#endif

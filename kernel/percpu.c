@@ -1,0 +1,20 @@
+/*
+ * percpu.c - the per-CPU array and how a CPU finds its own entry.
+ */
+#include "percpu.h"
+#include "x86.h"
+
+struct percpu percpu[MAX_CPUS];
+u32 nr_cpus = 1;
+u32 nr_cpus_online = 1;
+
+void percpu_init(u32 cpu, u32 apic_id, u32 node)
+{
+	struct percpu *p = &percpu[cpu];
+
+	p->self = p;
+	p->cpu = cpu;
+	p->apic_id = apic_id;
+	p->node = node;
+	wrmsr(MSR_GS_BASE, (u64)p);
+}

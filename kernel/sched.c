@@ -1,0 +1,490 @@
+/*
+ * sched.c - kernel threads, per-CPU run queues, round robin with preemption.
+ *
+ * The picture (see sched.h for the states):
+ *
+ *   CPU 0: current = A    rq: B -> C       idle0 (runs when rq is empty)
+ *   CPU 1: current = D    rq: (empty)      idle1
+ *
+ * schedule() on a CPU, with interrupts off and its run-queue lock held:
+ *   1. prev = current: if it is still runnable it goes to the tail of the
+ *      queue (of this CPU, or, if its affinity forbids this CPU, of another:
+ *      that move waits until prev has fully left, see finish_switch());
+ *   2. next = head of the queue, or the idle thread;
+ *   3. switch_to() (kernel/switch.asm) saves prev's registers on its stack
+ *      and resumes next, which returns from its own earlier switch_to() and
+ *      runs finish_switch(): the lock is released there, by the new thread.
+ *
+ * Invariants:
+ *   - a thread is on at most one run queue, and only while RUNNABLE and not
+ *     running; t->cpu names the queue, and only changes under that lock;
+ *   - t->on_cpu is true from the moment a CPU picks t until the CPU has
+ *     switched to another thread: nobody else may run t meanwhile;
+ *   - a wakeup of a thread that is still on its way out (BLOCKED but
+ *     on_cpu) only marks it RUNNABLE: schedule() then keeps it runnable;
+ *   - schedule() must be entered with preempt_count 0 (it checks), so no
+ *     spinlock is held across a switch except the run queue's own.
+ *
+ * RCU (issue 5) hooks in at the two marked places: every pass through
+ * schedule(), and every tick that lands in an idle thread.
+ */
+#include "sched.h"
+#include "apic.h"
+#include "format.h"
+#include "kstring.h"
+#include "page_alloc.h"
+#include "panic.h"
+#include "printk.h"
+#include "slab.h"
+#include "smp.h"
+#include "vm.h"
+#include "x86.h"
+
+struct runqueue {
+	struct spinlock lock;
+	struct list_head queue;         /* RUNNABLE threads, FIFO */
+	u32 nr_queued;
+	u64 switches;
+	struct thread *migrating;       /* prev, to be moved once it has left (finish_switch) */
+	struct thread *prev;            /* the thread switched away from (finish_switch) */
+};
+
+static struct runqueue runqueues[MAX_CPUS];
+static struct thread boot_thread;       /* kernel_main, on the boot stack */
+static struct kmem_cache *thread_cache;
+static u32 next_tid = 1;
+
+void switch_to(u64 *save_rsp, u64 next_rsp);
+extern char thread_entry[];
+
+static struct runqueue *rq_of(u32 cpu)
+{
+	return &runqueues[cpu];
+}
+
+static void enqueue(struct runqueue *rq, struct thread *t)
+{
+	list_add_tail(&t->rq_link, &rq->queue);
+	rq->nr_queued++;
+}
+
+static struct thread *dequeue_head(struct runqueue *rq)
+{
+	if (list_empty(&rq->queue))
+		return NULL;
+	struct thread *t = list_first_entry(&rq->queue, struct thread, rq_link);
+	list_del(&t->rq_link);
+	rq->nr_queued--;
+	return t;
+}
+
+/* The allowed online CPU with the shortest queue (this one on a tie). */
+static u32 pick_cpu(const struct cpumask *allowed)
+{
+	u32 self = smp_processor_id(), best = MAX_CPUS;
+
+	for (u32 cpu = 0; cpu < nr_cpus; cpu++) {
+		if (!percpu[cpu].online || !cpumask_test(allowed, cpu))
+			continue;
+		if (best == MAX_CPUS || rq_of(cpu)->nr_queued < rq_of(best)->nr_queued ||
+		    (rq_of(cpu)->nr_queued == rq_of(best)->nr_queued && cpu == self))
+			best = cpu;
+	}
+	return best == MAX_CPUS ? self : best;
+}
+
+/* Put runnable t on cpu's queue and make sure cpu notices. Interrupts off. */
+static void enqueue_on(u32 cpu, struct thread *t)
+{
+	struct runqueue *rq = rq_of(cpu);
+
+	spin_lock(&rq->lock);
+	t->cpu = cpu;
+	t->state = THREAD_RUNNABLE;
+	enqueue(rq, t);
+	spin_unlock(&rq->lock);
+	if (cpu != smp_processor_id())
+		smp_send_reschedule(cpu);
+	else if (this_cpu()->current->is_idle)
+		this_cpu()->need_resched = true;
+}
+
+/* Runs in the thread just switched to, still holding its CPU's run-queue lock. */
+static void finish_switch(void)
+{
+	struct runqueue *rq = rq_of(smp_processor_id());
+	struct thread *prev = rq->prev, *move = rq->migrating;
+
+	prev->on_cpu = false;
+	rq->migrating = NULL;
+	spin_unlock(&rq->lock);
+	/* prev has left this CPU for good: now it may run elsewhere. */
+	if (move)
+		enqueue_on(pick_cpu(&move->affinity), move);
+	if (prev->state == THREAD_DEAD && prev->joiner)
+		wake_up_thread(prev->joiner);
+}
+
+void schedule(void)
+{
+	struct percpu *pc;
+	struct runqueue *rq;
+	struct thread *prev, *next;
+	u64 flags = irq_save();
+
+	pc = this_cpu();
+	if (pc->preempt_count != 0)
+		panic("scheduling while atomic: preempt_count %d in thread %s", pc->preempt_count,
+		      pc->current->name);
+	rq = rq_of(pc->cpu);
+	spin_lock(&rq->lock);
+	prev = pc->current;
+	pc->need_resched = false;
+	/* RCU (issue 5): a pass through schedule() is a quiescent state for this CPU. */
+
+	if (!prev->is_idle && (prev->state == THREAD_RUNNING || prev->state == THREAD_RUNNABLE)) {
+		prev->state = THREAD_RUNNABLE;
+		if (cpumask_test(&prev->affinity, pc->cpu))
+			enqueue(rq, prev);
+		else
+			rq->migrating = prev;
+	}
+	next = dequeue_head(rq);
+	if (!next)
+		next = pc->idle;
+	if (next == prev) {
+		prev->state = THREAD_RUNNING;
+		spin_unlock(&rq->lock);
+		irq_restore(flags);
+		return;
+	}
+	/* A thread picked here may still be leaving another CPU: wait for it. */
+	while (__atomic_load_n(&next->on_cpu, __ATOMIC_ACQUIRE))
+		cpu_relax();
+	next->state = THREAD_RUNNING;
+	next->on_cpu = true;
+	next->cpu = pc->cpu;
+	next->slice = SCHED_SLICE_TICKS;
+	next->switches++;
+	rq->switches++;
+	rq->prev = prev;
+	pc->current = next;
+	switch_to(&prev->rsp, next->rsp);
+	/* Back in prev, on whichever CPU picked it up again. */
+	finish_switch();
+	irq_restore(flags);
+}
+
+/* First code of a new thread (from thread_entry in switch.asm). */
+void sched_thread_start(void)
+{
+	struct thread *self;
+
+	finish_switch();
+	sti();
+	self = current_thread();
+	self->fn(self->arg);
+	thread_exit();
+}
+
+void thread_exit(void)
+{
+	struct thread *self;
+
+	cli();
+	self = current_thread();
+	self->state = THREAD_DEAD;
+	schedule();
+	panic("thread %s ran after its exit", self->name);
+}
+
+void wake_up_thread(struct thread *t)
+{
+	u64 flags = irq_save();
+
+	for (;;) {
+		u32 cpu = __atomic_load_n(&t->cpu, __ATOMIC_RELAXED);
+		struct runqueue *rq = rq_of(cpu);
+
+		spin_lock(&rq->lock);
+		if (t->cpu != cpu) {            /* it moved while we took the lock */
+			spin_unlock(&rq->lock);
+			continue;
+		}
+		if (t->state != THREAD_BLOCKED) {
+			spin_unlock(&rq->lock);
+			break;
+		}
+		t->state = THREAD_RUNNABLE;
+		if (t->on_cpu) {                /* still leaving: schedule() keeps it */
+			spin_unlock(&rq->lock);
+			break;
+		}
+		u32 target = cpumask_test(&t->affinity, cpu) ? cpu : pick_cpu(&t->affinity);
+		if (target == cpu) {
+			enqueue(rq, t);
+			spin_unlock(&rq->lock);
+			if (cpu != smp_processor_id())
+				smp_send_reschedule(cpu);
+			else
+				this_cpu()->need_resched = true;
+		} else {
+			spin_unlock(&rq->lock);
+			enqueue_on(target, t);
+		}
+		break;
+	}
+	irq_restore(flags);
+}
+
+/* Lay out a new stack so that switch_to() "returns" into thread_entry. */
+static void prepare_stack(struct thread *t)
+{
+	u64 *sp = (u64 *)t->stack_top;
+
+	*--sp = 0;                      /* fake return address: 16-byte alignment */
+	*--sp = (u64)thread_entry;      /* rip */
+	for (int i = 0; i < 6; i++)     /* rbp rbx r12 r13 r14 r15 */
+		*--sp = 0;
+	t->rsp = (u64)sp;
+}
+
+struct thread *thread_create(const char *name, void (*fn)(void *), void *arg, u32 cpu)
+{
+	struct thread *t = kmem_cache_alloc(thread_cache, ALLOC_ZERO);
+	u32 node = cpu < nr_cpus ? percpu[cpu].node : this_cpu()->node;
+
+	if (!t)
+		return NULL;
+	t->stack_top = vm_alloc_stack(KSTACK_SIZE, (int)node);
+	if (!t->stack_top) {
+		kmem_cache_free(thread_cache, t);
+		return NULL;
+	}
+	kstrlcpy(t->name, name, sizeof(t->name));
+	t->tid = __atomic_fetch_add(&next_tid, 1, __ATOMIC_RELAXED);
+	t->fn = fn;
+	t->arg = arg;
+	list_init(&t->rq_link);
+	list_init(&t->wait_link);
+	if (cpu < nr_cpus) {
+		cpumask_set(&t->affinity, cpu);
+	} else {
+		for (u32 c = 0; c < nr_cpus; c++)
+			cpumask_set(&t->affinity, c);
+	}
+	prepare_stack(t);
+	u64 flags = irq_save();
+	enqueue_on(pick_cpu(&t->affinity), t);
+	irq_restore(flags);
+	return t;
+}
+
+void thread_join(struct thread *t)
+{
+	struct thread *self = current_thread();
+	u64 flags = irq_save();
+
+	__atomic_store_n(&t->joiner, self, __ATOMIC_SEQ_CST);
+	for (;;) {
+		/* Blocked first, then look: an exit in between wakes us (see finish_switch). */
+		self->state = THREAD_BLOCKED;
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+		if (__atomic_load_n(&t->state, __ATOMIC_ACQUIRE) == THREAD_DEAD)
+			break;
+		schedule();
+	}
+	self->state = THREAD_RUNNING;
+	irq_restore(flags);
+	while (__atomic_load_n(&t->on_cpu, __ATOMIC_ACQUIRE))     /* still leaving its CPU */
+		cpu_relax();
+	vm_free_stack(t->stack_top);
+	kmem_cache_free(thread_cache, t);
+}
+
+void thread_set_affinity(struct thread *t, const struct cpumask *mask)
+{
+	u64 flags = irq_save();
+
+	t->affinity = *mask;
+	irq_restore(flags);
+	/* The current thread moves at its next schedule(); do it now. */
+	if (t == current_thread() && !cpumask_test(mask, smp_processor_id()))
+		schedule();
+}
+
+void preempt_disable(void)
+{
+	this_cpu()->preempt_count++;
+	__asm__ volatile("" ::: "memory");
+}
+
+void preempt_enable(void)
+{
+	__asm__ volatile("" ::: "memory");
+	struct percpu *pc = this_cpu();
+	if (--pc->preempt_count == 0 && pc->need_resched && (read_rflags() & RFLAGS_IF))
+		schedule();
+}
+
+void cond_resched(void)
+{
+	struct percpu *pc = this_cpu();
+
+	if (pc->need_resched && pc->preempt_count == 0)
+		schedule();
+}
+
+void yield(void)
+{
+	schedule();
+}
+
+void sched_tick(void)
+{
+	struct percpu *pc = this_cpu();
+	struct thread *t = pc->current;
+
+	t->ticks++;
+	if (t->is_idle) {
+		/* RCU (issue 5): a tick in the idle thread is a quiescent state. */
+		if (rq_of(pc->cpu)->nr_queued)
+			pc->need_resched = true;
+		return;
+	}
+	/* A tick in a running kernel thread is NOT a quiescent state (2.6.14's RCU). */
+	if (t->slice > 0 && --t->slice == 0)
+		pc->need_resched = true;
+}
+
+void sched_preempt_irq(void)
+{
+	struct percpu *pc = this_cpu();
+
+	if (pc->need_resched && pc->preempt_count == 0 && pc->current)
+		schedule();
+}
+
+/* Take one queued thread that may run here from the busiest other CPU. */
+static bool pull_work(void)
+{
+	u32 self = smp_processor_id(), busiest = MAX_CPUS;
+	struct thread *t, *found = NULL;
+	struct list_head *pos;
+
+	for (u32 cpu = 0; cpu < nr_cpus; cpu++)
+		if (cpu != self && percpu[cpu].online && rq_of(cpu)->nr_queued &&
+		    (busiest == MAX_CPUS || rq_of(cpu)->nr_queued > rq_of(busiest)->nr_queued))
+			busiest = cpu;
+	if (busiest == MAX_CPUS)
+		return false;
+	u64 flags = irq_save();
+	struct runqueue *from = rq_of(busiest);
+	spin_lock(&from->lock);
+	list_for_each(pos, &from->queue) {
+		t = list_entry(pos, struct thread, rq_link);
+		if (cpumask_test(&t->affinity, self)) {
+			found = t;
+			break;
+		}
+	}
+	if (found) {
+		list_del(&found->rq_link);
+		from->nr_queued--;
+	}
+	spin_unlock(&from->lock);
+	if (found)
+		enqueue_on(self, found);
+	irq_restore(flags);
+	return found != NULL;
+}
+
+/* Each CPU's idle thread: look for work, else halt until an interrupt. */
+static void __noreturn idle_loop(void)
+{
+	for (;;) {
+		struct percpu *pc = this_cpu();
+
+		if (rq_of(pc->cpu)->nr_queued || pull_work() || pc->need_resched) {
+			schedule();
+			continue;
+		}
+		/* "sti; hlt" leaves no window: sti takes effect after hlt starts. */
+		cli();
+		if (!rq_of(pc->cpu)->nr_queued && !pc->need_resched)
+			__asm__ volatile("sti; hlt" ::: "memory");
+		else
+			sti();
+	}
+}
+
+/* Make the running context this CPU's thread of the given kind. */
+static void adopt_current(struct thread *t, const char *name, bool idle)
+{
+	struct percpu *pc = this_cpu();
+
+	kstrlcpy(t->name, name, sizeof(t->name));
+	t->tid = __atomic_fetch_add(&next_tid, 1, __ATOMIC_RELAXED);
+	t->state = THREAD_RUNNING;
+	t->on_cpu = true;
+	t->cpu = pc->cpu;
+	t->is_idle = idle;
+	t->slice = SCHED_SLICE_TICKS;
+	cpumask_set(&t->affinity, pc->cpu);
+	list_init(&t->rq_link);
+	list_init(&t->wait_link);
+	pc->current = t;
+}
+
+static void init_runqueue(u32 cpu)
+{
+	struct runqueue *rq = rq_of(cpu);
+
+	spin_lock_init(&rq->lock, "runqueue");
+	list_init(&rq->queue);
+	percpu[cpu].rq = rq;
+}
+
+void sched_init(void)
+{
+	struct percpu *pc = this_cpu();
+	struct thread *idle;
+
+	thread_cache = kmem_cache_create("thread", sizeof(struct thread), 64, 0);
+	for (u32 cpu = 0; cpu < MAX_CPUS; cpu++)
+		init_runqueue(cpu);
+	adopt_current(&boot_thread, "main", false);
+	for (u32 c = 0; c < MAX_CPUS; c++)     /* main may run anywhere */
+		cpumask_set(&boot_thread.affinity, c);
+
+	/* The boot CPU's idle thread needs a stack of its own. */
+	idle = kmem_cache_alloc(thread_cache, ALLOC_ZERO);
+	BUG_ON(!idle);
+	idle->stack_top = vm_alloc_stack(KSTACK_SIZE, (int)pc->node);
+	BUG_ON(!idle->stack_top);
+	kstrlcpy(idle->name, "idle0", sizeof(idle->name));
+	idle->tid = __atomic_fetch_add(&next_tid, 1, __ATOMIC_RELAXED);
+	idle->is_idle = true;
+	idle->state = THREAD_RUNNABLE;
+	idle->cpu = pc->cpu;
+	idle->fn = (void (*)(void *))idle_loop;
+	cpumask_set(&idle->affinity, pc->cpu);
+	list_init(&idle->rq_link);
+	list_init(&idle->wait_link);
+	prepare_stack(idle);
+	pc->idle = idle;
+	pr_info("sched: round robin, %u-tick slices, per-CPU run queues\n", SCHED_SLICE_TICKS);
+}
+
+void sched_ap_enter(void)
+{
+	static struct thread ap_idle[MAX_CPUS];
+	struct percpu *pc = this_cpu();
+	char name[16];
+
+	snprintf(name, sizeof(name), "idle%u", pc->cpu);
+	adopt_current(&ap_idle[pc->cpu], name, true);
+	pc->idle = pc->current;
+	sti();
+	idle_loop();
+}

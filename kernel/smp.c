@@ -1,0 +1,541 @@
+/*
+ * smp.c - starting the other CPUs, and asking them to do things (IPIs).
+ *
+ * Bring-up. The boot CPU (BSP) starts each other CPU (AP) of the MADT in
+ * turn, one at a time because they share the trampoline page:
+ *
+ *   BSP                                        AP (CPU n)
+ *   stacks for n on n's node (kernel, #DF, NMI)
+ *   copy boot/trampoline.asm to the page below
+ *   1 MiB, fill its parameter block
+ *   INIT, 10 ms, STARTUP, 200 us               (halted, waiting for a STARTUP IPI)
+ *   [second STARTUP if it has not started]     real mode -> protected -> long mode
+ *   wait, at most AP_ONLINE_TIMEOUT_MS         ap_main(n): per-CPU area, GDT/TSS,
+ *     for percpu[n].online                       IDT, kernel CR3, local APIC, tick,
+ *                                                online -> sched_ap_enter()
+ *
+ * A CPU that does not come online in time is reported, parked with another
+ * INIT (so it cannot wake up later and run the trampoline meant for the
+ * next CPU) and skipped. Facts from the Intel SDM vol. 3A (8.4.4) and the
+ * MP specification (B.4): INIT then STARTUP, the STARTUP IPI's vector VV
+ * starts the CPU at VV00:0000 in real mode, vectors 0xa0-0xbf are reserved.
+ *
+ * The AP's first page tables. The instruction after the one that turns
+ * paging on is fetched at the trampoline's physical address, so the page
+ * tables the AP starts with must map that page there; the kernel's tables
+ * map nothing in the lower half (NULL must fault). So the AP starts on a
+ * PML4 of its own below 4 GiB (the trampoline loads CR3 with a 32-bit
+ * mov): the kernel's upper half, shared entry by entry, plus the
+ * trampoline page at its own address, read-only and executable. ap_main()
+ * moves to the kernel's CR3 as soon as it runs on kernel tables of its own.
+ *
+ * IPIs. Each CPU has a call queue: a small ring of (fn, arg) guarded by a
+ * spinlock taken with interrupts off. smp_call_function() puts the call on
+ * the target's queue and sends VEC_IPI_CALL; the handler runs every queued
+ * call, then sends the EOI. A caller that waits spins on a counter the
+ * target decrements; while it spins it runs its own queue too, so two CPUs
+ * waiting for each other with interrupts off cannot deadlock.
+ * VEC_IPI_RESCHED only interrupts: the switch happens on the way out of the
+ * interrupt (trap_dispatch -> sched_preempt_irq). smp_stop_others() sends
+ * an NMI, which no cli can hold back, to every other online CPU; the NMI
+ * handler halts for good once it sees the stop requested.
+ *
+ * Invariants:
+ *   - percpu[n].online is set by CPU n itself, last, after its tables,
+ *     APIC and tick work; only online CPUs are sent IPIs.
+ *   - Only one AP is between its INIT and its "online" at any time.
+ *   - A queued call runs on its target exactly once, with interrupts off.
+ *   - One CPU stops the others; a second CPU that tries (two panics at
+ *     once) halts itself instead, so one panic report comes out whole.
+ */
+#include "smp.h"
+#include "apic.h"
+#include "cpu.h"
+#include "kstring.h"
+#include "mm.h"
+#include "numa.h"
+#include "page_alloc.h"
+#include "panic.h"
+#include "percpu.h"
+#include "printk.h"
+#include "spinlock.h"
+#include "time.h"
+#include "trap.h"
+#include "vm.h"
+#include "x86.h"
+
+#define AP_INIT_WAIT_US        10000    /* INIT -> STARTUP: 10 ms (MP spec B.4.1) */
+#define AP_SIPI_WAIT_US        200      /* STARTUP -> second STARTUP: 200 us (MP spec B.4.1) */
+#define CALL_WAIT_WARN_MS      5000     /* a call not done by then is worth a message */
+#define SIPI_VECTOR_RESERVED   0xa0     /* STARTUP vectors 0xa0-0xbf are reserved */
+#define EFER_LME               (1UL << 8)
+#define NO_CPU                 (~0u)
+
+/* --- bring-up ------------------------------------------------------------- */
+
+/* boot/trampoline.asm's blob and its parameter block (same layout). */
+extern char trampoline_start[], trampoline_end[], trampoline_params[];
+
+struct trampoline_params {
+	u32 cr3;                /* the AP's first PML4, below 4 GiB */
+	u32 efer;               /* EFER bits to set: LME, NXE */
+	u64 entry;              /* ap_main */
+	u64 stack;              /* top of its kernel stack */
+	u32 cpu;                /* logical CPU number: ap_main's argument */
+	volatile u32 started;   /* set by the AP in real mode */
+};
+BUILD_BUG_ON(sizeof(struct trampoline_params) != 32);
+
+/* The stacks the boot CPU allocates for each AP before starting it. */
+struct ap_stacks {
+	u64 kernel, double_fault, nmi;  /* tops */
+};
+static struct ap_stacks ap_stacks[MAX_CPUS];
+
+/* What every AP copies from the boot CPU: its paging and memory types. */
+static struct {
+	u64 cr3, cr4, pat;
+} bsp_state;
+
+/* The APs' first page tables (see the top of the file). */
+static struct {
+	u64 *pml4, *pdpt, *pd, *pt;
+} ap_tables;
+
+static void __noreturn ap_main(u32 cpu);
+
+static u64 *alloc_low_table(void)
+{
+	struct page *p = alloc_pages(0, NODE_ANY, ALLOC_DMA32 | ALLOC_ZERO);
+
+	return p ? page_address(p) : NULL;
+}
+
+static void free_low_table(u64 *table)
+{
+	if (table)
+		free_pages(phys_to_page(virt_to_phys(table)), 0);
+}
+
+static void free_ap_tables(void)
+{
+	free_low_table(ap_tables.pml4);
+	free_low_table(ap_tables.pdpt);
+	free_low_table(ap_tables.pd);
+	free_low_table(ap_tables.pt);
+	ap_tables = (typeof(ap_tables)){ 0 };
+}
+
+/* Map the trampoline page at its own physical address, through four fresh tables. */
+static bool build_ap_tables(u64 page)
+{
+	const u64 table = PTE_P | PTE_W;        /* intermediate entries: see vm.h */
+
+	ap_tables.pml4 = alloc_low_table();
+	ap_tables.pdpt = alloc_low_table();
+	ap_tables.pd = alloc_low_table();
+	ap_tables.pt = alloc_low_table();
+	if (!ap_tables.pml4 || !ap_tables.pdpt || !ap_tables.pd || !ap_tables.pt) {
+		free_ap_tables();
+		return false;
+	}
+	ap_tables.pml4[(page >> 39) & 511] = virt_to_phys(ap_tables.pdpt) | table;
+	ap_tables.pdpt[(page >> 30) & 511] = virt_to_phys(ap_tables.pd) | table;
+	ap_tables.pd[(page >> 21) & 511] = virt_to_phys(ap_tables.pt) | table;
+	ap_tables.pt[(page >> 12) & 511] = page | PTE_P;       /* read-only, executable */
+	return true;
+}
+
+/*
+ * Bring the AP's PML4 up to date with the kernel's upper half, where the
+ * kernel, the direct map and the stacks live: a stack just allocated may
+ * have added an entry.
+ */
+static void sync_ap_tables(void)
+{
+	const u64 *kernel_pml4 = phys_to_virt(bsp_state.cr3 & PTE_ADDR);
+
+	for (u32 i = 256; i < 512; i++)
+		ap_tables.pml4[i] = kernel_pml4[i];
+}
+
+static bool alloc_ap_stacks(u32 cpu, int node)
+{
+	struct ap_stacks *s = &ap_stacks[cpu];
+
+	s->kernel = vm_alloc_stack(KSTACK_SIZE, node);
+	s->double_fault = vm_alloc_stack(IST_STACK_SIZE, node);
+	s->nmi = vm_alloc_stack(IST_STACK_SIZE, node);
+	if (s->kernel && s->double_fault && s->nmi)
+		return true;
+	if (s->kernel)
+		vm_free_stack(s->kernel);
+	if (s->double_fault)
+		vm_free_stack(s->double_fault);
+	if (s->nmi)
+		vm_free_stack(s->nmi);
+	*s = (struct ap_stacks){ 0 };
+	return false;
+}
+
+/* Copy the blob to its page and fill in the parameters for cpu. */
+static struct trampoline_params *prepare_trampoline(u32 cpu)
+{
+	u8 *page = phys_to_virt(ap_trampoline_phys);
+	struct trampoline_params *params =
+		(struct trampoline_params *)(page + (trampoline_params - trampoline_start));
+
+	memcpy(page, trampoline_start, (size_t)(trampoline_end - trampoline_start));
+	sync_ap_tables();
+	params->cr3 = (u32)virt_to_phys(ap_tables.pml4);
+	params->efer = EFER_LME | (cpu_info.nx ? EFER_NXE : 0);
+	params->entry = (u64)ap_main;
+	params->stack = ap_stacks[cpu].kernel;
+	params->cpu = cpu;
+	params->started = 0;
+	return params;
+}
+
+/* INIT and STARTUP are IPIs too: the blob must be in memory before they leave. */
+static void fence_before_ipi(void)
+{
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+}
+
+static bool wait_online(u32 cpu, u64 timeout_ms)
+{
+	u64 deadline = ktime_ns() + timeout_ms * 1000000;
+
+	while (!__atomic_load_n(&percpu[cpu].online, __ATOMIC_ACQUIRE)) {
+		if (ktime_ns() > deadline)
+			return false;
+		cpu_relax();
+	}
+	return true;
+}
+
+/* INIT, STARTUP, [STARTUP], wait. True if cpu came online. */
+static bool start_cpu(u32 cpu)
+{
+	u32 apic_id = numa.cpu_apic_id[cpu];
+	u8 vector = (u8)(ap_trampoline_phys >> 12);
+	u64 t0 = ktime_ns();
+
+	if (!alloc_ap_stacks(cpu, numa.cpu_node[cpu])) {
+		pr_err("smp: no memory for CPU %u's stacks; skipped\n", cpu);
+		return false;
+	}
+	struct trampoline_params *params = prepare_trampoline(cpu);
+
+	fence_before_ipi();
+	apic_send_init(apic_id);
+	udelay(AP_INIT_WAIT_US);
+	apic_send_sipi(apic_id, vector);
+	udelay(AP_SIPI_WAIT_US);
+	bool second_sipi = !params->started;
+	if (second_sipi)
+		apic_send_sipi(apic_id, vector);
+	if (wait_online(cpu, AP_ONLINE_TIMEOUT_MS)) {
+		pr_debug("smp: CPU %u (APIC ID %u, node %u) online after %llu us%s\n", cpu, apic_id,
+			 numa.cpu_node[cpu], (unsigned long long)(ktime_ns() - t0) / 1000,
+			 second_sipi ? ", second STARTUP sent" : "");
+		return true;
+	}
+	/* Park it: an AP that wakes up late must not run the next CPU's trampoline. */
+	apic_send_init(apic_id);
+	if (params->started)
+		pr_err("smp: CPU %u (APIC ID %u) started but did not come online in %u ms; skipped\n",
+		       cpu, apic_id, AP_ONLINE_TIMEOUT_MS);
+	else
+		pr_err("smp: CPU %u (APIC ID %u) did not start; skipped\n", cpu, apic_id);
+	/* Its stacks stay allocated: cheap, and nothing can be using them by mistake. */
+	return false;
+}
+
+/*
+ * The first C an AP runs, on its own kernel stack, on the AP page tables
+ * (the kernel's upper half: all of the kernel is there), interrupts off,
+ * the trampoline's GDT (in the low page, only mapped in those tables) and
+ * no IDT. The order matters: the per-CPU area first (everything uses
+ * this_cpu()), then the kernel's GDT and TSS (so the trampoline's GDT is
+ * no longer needed, and the IDT's IST gates have their stacks), the IDT,
+ * and only then the kernel's CR3.
+ */
+static void __noreturn ap_main(u32 cpu)
+{
+	percpu_init(cpu, numa.cpu_apic_id[cpu], numa.cpu_node[cpu]);
+	wrmsr(MSR_PAT, bsp_state.pat);          /* the same memory types as the BSP's mappings */
+	cpu_load_tables(&percpu[cpu].tables, ap_stacks[cpu].double_fault, ap_stacks[cpu].nmi);
+	trap_load_idt();
+	write_cr4(bsp_state.cr4);               /* PGE and the rest; a PGE change flushes the TLB */
+	write_cr3(bsp_state.cr3);
+	apic_init_ap();
+	timer_init_cpu();
+	__atomic_fetch_add(&nr_cpus_online, 1, __ATOMIC_RELAXED);
+	__atomic_store_n(&percpu[cpu].online, true, __ATOMIC_RELEASE);
+	sched_ap_enter();
+}
+
+/* The BSP's own entry: kernel_main() filled it before ACPI said who it is. */
+static u32 fix_boot_cpu_entry(void)
+{
+	u32 bsp_apic_id = apic_read_id();
+
+	percpu[0].apic_id = bsp_apic_id;
+	percpu[0].node = numa.cpu_node[0];
+	percpu[0].online = true;
+	if (numa.cpu_apic_id[0] != bsp_apic_id)
+		pr_warn("smp: the boot CPU has APIC ID %u but the MADT's first CPU has %u; "
+			"CPU numbers do not match the MADT's\n", bsp_apic_id, numa.cpu_apic_id[0]);
+	return bsp_apic_id;
+}
+
+static bool trampoline_usable(void)
+{
+	u64 size = (u64)(trampoline_end - trampoline_start);
+
+	if (!ap_trampoline_phys) {
+		pr_err("smp: no trampoline page below 1 MiB; other CPUs not started\n");
+		return false;
+	}
+	if ((ap_trampoline_phys >> 12) >= SIPI_VECTOR_RESERVED || size > PAGE_SIZE) {
+		pr_err("smp: trampoline page 0x%llx (%llu bytes) unusable; other CPUs not started\n",
+		       (unsigned long long)ap_trampoline_phys, (unsigned long long)size);
+		return false;
+	}
+	return true;
+}
+
+static void ipi_init(void);
+
+void smp_boot(void)
+{
+	u32 bsp_apic_id;
+
+	nr_cpus = numa.ncpus ? numa.ncpus : 1;
+	bsp_apic_id = fix_boot_cpu_entry();
+	ipi_init();
+
+	bsp_state.cr3 = read_cr3();
+	bsp_state.cr4 = read_cr4();
+	bsp_state.pat = rdmsr(MSR_PAT);
+	if (nr_cpus > 1 && trampoline_usable()) {
+		if (!build_ap_tables(ap_trampoline_phys)) {
+			pr_err("smp: no memory below 4 GiB for the APs' page tables; other CPUs not started\n");
+		} else {
+			for (u32 cpu = 1; cpu < nr_cpus; cpu++) {
+				if (numa.cpu_apic_id[cpu] == bsp_apic_id)
+					continue;       /* never INIT ourselves: warned above */
+				start_cpu(cpu);
+			}
+			free_ap_tables();
+		}
+	}
+	pr_info("smp: %u cpus online\n", nr_cpus_online);
+}
+
+/* --- calls on other CPUs ---------------------------------------------------- */
+
+struct call {
+	void (*fn)(void *arg);
+	void *arg;
+	u32 *pending;           /* decremented once fn returned; NULL: nobody waits */
+};
+
+struct call_queue {
+	struct spinlock lock;   /* initialized by smp_boot() */
+	struct call ring[CALL_QUEUE_LEN];
+	u32 head, count;        /* oldest call, calls queued */
+};
+
+static struct call_queue call_queues[MAX_CPUS];
+
+static bool call_pop(struct call_queue *q, struct call *out)
+{
+	u64 flags = spin_lock_irqsave(&q->lock);
+	bool got = q->count > 0;
+
+	if (got) {
+		*out = q->ring[q->head];
+		q->head = (q->head + 1) % CALL_QUEUE_LEN;
+		q->count--;
+	}
+	spin_unlock_irqrestore(&q->lock, flags);
+	return got;
+}
+
+static bool call_push(struct call_queue *q, const struct call *c)
+{
+	u64 flags = spin_lock_irqsave(&q->lock);
+	bool room = q->count < CALL_QUEUE_LEN;
+
+	if (room) {
+		q->ring[(q->head + q->count) % CALL_QUEUE_LEN] = *c;
+		q->count++;
+	}
+	spin_unlock_irqrestore(&q->lock, flags);
+	return room;
+}
+
+/* Run every call queued for this CPU, oldest first. Interrupts off. */
+static void run_queued_calls(void)
+{
+	struct call_queue *q = &call_queues[smp_processor_id()];
+	struct call c;
+
+	while (call_pop(q, &c)) {
+		c.fn(c.arg);
+		if (c.pending)
+			__atomic_fetch_sub(c.pending, 1, __ATOMIC_RELEASE);
+	}
+}
+
+static void ipi_call_interrupt(struct trap_frame *f)
+{
+	run_queued_calls();
+	apic_eoi();
+}
+
+static void ipi_resched_interrupt(struct trap_frame *f)
+{
+	apic_eoi();     /* trap_dispatch() preempts on the way out if need_resched */
+}
+
+/* Before any CPU can be sent an IPI: the queues and the two handlers. */
+static void ipi_init(void)
+{
+	for (u32 cpu = 0; cpu < MAX_CPUS; cpu++)
+		spin_lock_init(&call_queues[cpu].lock, "call queue");
+	trap_set_handler(VEC_IPI_CALL, ipi_call_interrupt);
+	trap_set_handler(VEC_IPI_RESCHED, ipi_resched_interrupt);
+}
+
+/*
+ * Spin until *pending is 0, running calls others queue for us meanwhile.
+ * The caller has interrupts off: this CPU cannot move under us.
+ */
+static void wait_calls_done(u32 *pending)
+{
+	u64 warn_at = ktime_ns() + (u64)CALL_WAIT_WARN_MS * 1000000;
+
+	while (__atomic_load_n(pending, __ATOMIC_ACQUIRE)) {
+		run_queued_calls();
+		cpu_relax();
+		if (warn_at && ktime_ns() > warn_at) {
+			pr_warn("smp: CPU %u has waited %u ms for %u call(s) to finish\n",
+				smp_processor_id(), CALL_WAIT_WARN_MS, *pending);
+			warn_at = 0;
+		}
+	}
+}
+
+/* Queue c on cpu's queue (spinning while it is full) and interrupt cpu. Interrupts off. */
+static void queue_call(u32 cpu, const struct call *c)
+{
+	while (!call_push(&call_queues[cpu], c)) {
+		run_queued_calls();     /* cpu may be waiting for us to empty ours */
+		cpu_relax();
+	}
+	fence_before_ipi();
+	apic_send_ipi(percpu[cpu].apic_id, VEC_IPI_CALL);
+}
+
+static bool cpu_online(u32 cpu)
+{
+	return cpu < MAX_CPUS && __atomic_load_n(&percpu[cpu].online, __ATOMIC_ACQUIRE);
+}
+
+void smp_call_function(u32 cpu, void (*fn)(void *), void *arg, bool wait)
+{
+	u32 pending = 1;
+	struct call c = { fn, arg, wait ? &pending : NULL };
+	u64 flags = irq_save();
+
+	if (cpu == smp_processor_id()) {
+		fn(arg);
+	} else if (!cpu_online(cpu)) {
+		pr_warn("smp: call for CPU %u, which is not online; not run\n", cpu);
+	} else {
+		queue_call(cpu, &c);
+		if (wait)
+			wait_calls_done(&pending);
+	}
+	irq_restore(flags);
+}
+
+void smp_call_function_all(void (*fn)(void *), void *arg, bool wait)
+{
+	u64 flags = irq_save();
+	u32 self = smp_processor_id(), pending = 0;
+	struct call c = { fn, arg, wait ? &pending : NULL };
+
+	/* Count first: a fast CPU must not bring pending to 0 before all are queued. */
+	for (u32 cpu = 0; cpu < nr_cpus; cpu++)
+		if (cpu != self && cpu_online(cpu))
+			pending++;
+	for (u32 cpu = 0; cpu < nr_cpus; cpu++)
+		if (cpu != self && cpu_online(cpu))
+			queue_call(cpu, &c);
+	fn(arg);
+	if (wait)
+		wait_calls_done(&pending);
+	irq_restore(flags);
+}
+
+void smp_send_reschedule(u32 cpu)
+{
+	u64 flags;
+
+	if (cpu >= MAX_CPUS)
+		return;
+	__atomic_store_n(&percpu[cpu].need_resched, true, __ATOMIC_RELEASE);
+	flags = irq_save();
+	if (cpu != smp_processor_id() && cpu_online(cpu)) {
+		fence_before_ipi();
+		apic_send_ipi(percpu[cpu].apic_id, VEC_IPI_RESCHED);
+	}
+	irq_restore(flags);
+}
+
+/* --- stopping the machine --------------------------------------------------- */
+
+static u32 stopping_cpu = NO_CPU;       /* who called smp_stop_others() first */
+static u32 cpus_stopped;                /* CPUs halted by its NMI */
+
+bool smp_stop_requested(void)
+{
+	return __atomic_load_n(&stopping_cpu, __ATOMIC_ACQUIRE) != NO_CPU;
+}
+
+void smp_halt_this_cpu(void)
+{
+	cli();
+	__atomic_fetch_add(&cpus_stopped, 1, __ATOMIC_RELEASE);
+	for (;;)
+		hlt();          /* NMIs stay blocked: we never leave this handler */
+}
+
+void smp_stop_others(void)
+{
+	u32 self = smp_processor_id(), first = NO_CPU, others = 0;
+
+	cli();
+	if (!__atomic_compare_exchange_n(&stopping_cpu, &first, self, false, __ATOMIC_ACQ_REL,
+					 __ATOMIC_ACQUIRE)) {
+		if (first == self)
+			return;         /* a panic inside the panic: the others are stopped */
+		for (;;)
+			hlt();          /* another CPU is stopping us all; its NMI will come */
+	}
+	for (u32 cpu = 0; cpu < nr_cpus; cpu++) {
+		if (cpu == self || !cpu_online(cpu))
+			continue;
+		apic_send_nmi(percpu[cpu].apic_id);
+		others++;
+	}
+	for (u32 us = 0; us < STOP_TIMEOUT_US; us += 10) {
+		if (__atomic_load_n(&cpus_stopped, __ATOMIC_ACQUIRE) >= others)
+			break;
+		udelay(10);
+	}
+}

@@ -1,0 +1,146 @@
+/*
+ * wait.c - sleeping until something happens: wait queues, completions,
+ * mutexes. All three rest on one rule from sched.h: mark yourself BLOCKED
+ * (interrupts off) where a waker can find you, then schedule(); a waker
+ * takes you off its list and calls wake_up_thread().
+ *
+ *   waitqueue:  lock + list of sleeping threads; wait_event() sleeps until
+ *               a condition, checked under the lock, holds
+ *   completion: a count of "done" events on a waitqueue
+ *   mutex:      an owner, and a FIFO of waiters; unlock hands the mutex
+ *               straight to the first waiter, so nobody can barge in and
+ *               starve it
+ */
+#include "sched.h"
+#include "panic.h"
+#include "x86.h"
+
+void waitqueue_init(struct waitqueue *wq)
+{
+	spin_lock_init(&wq->lock, "waitqueue");
+	list_init(&wq->waiters);
+}
+
+void wait_event(struct waitqueue *wq, bool (*cond)(void *arg), void *arg)
+{
+	struct thread *self = current_thread();
+
+	for (;;) {
+		u64 flags = spin_lock_irqsave(&wq->lock);
+		if (cond(arg)) {
+			if (!list_empty(&self->wait_link))
+				list_del(&self->wait_link);
+			self->state = THREAD_RUNNING;
+			spin_unlock_irqrestore(&wq->lock, flags);
+			return;
+		}
+		if (list_empty(&self->wait_link))
+			list_add_tail(&self->wait_link, &wq->waiters);
+		self->state = THREAD_BLOCKED;
+		spin_unlock(&wq->lock);         /* interrupts stay off until schedule() */
+		schedule();
+		irq_restore(flags);
+	}
+}
+
+static void wake(struct waitqueue *wq, bool all)
+{
+	u64 flags = spin_lock_irqsave(&wq->lock);
+
+	while (!list_empty(&wq->waiters)) {
+		struct thread *t = list_first_entry(&wq->waiters, struct thread, wait_link);
+		list_del(&t->wait_link);
+		wake_up_thread(t);
+		if (!all)
+			break;
+	}
+	spin_unlock_irqrestore(&wq->lock, flags);
+}
+
+void wake_up_all(struct waitqueue *wq)
+{
+	wake(wq, true);
+}
+
+void wake_up_one(struct waitqueue *wq)
+{
+	wake(wq, false);
+}
+
+void completion_init(struct completion *c)
+{
+	waitqueue_init(&c->wq);
+	c->done = 0;
+}
+
+void complete(struct completion *c)
+{
+	u64 flags = spin_lock_irqsave(&c->wq.lock);
+
+	c->done++;
+	spin_unlock_irqrestore(&c->wq.lock, flags);
+	wake_up_one(&c->wq);
+}
+
+/* Consume one "done", under the queue lock (wait_event checks conditions there). */
+static bool take_done(void *arg)
+{
+	struct completion *c = arg;
+
+	if (!c->done)
+		return false;
+	c->done--;
+	return true;
+}
+
+void wait_for_completion(struct completion *c)
+{
+	wait_event(&c->wq, take_done, c);
+}
+
+void mutex_init(struct mutex *m, const char *name)
+{
+	spin_lock_init(&m->lock, "mutex");
+	m->owner = NULL;
+	list_init(&m->waiters);
+	m->name = name;
+}
+
+void mutex_lock(struct mutex *m)
+{
+	struct thread *self = current_thread();
+	u64 flags = spin_lock_irqsave(&m->lock);
+
+	if (m->owner == self)
+		panic("mutex %s: recursive lock by %s", m->name, self->name);
+	if (!m->owner) {
+		m->owner = self;
+		spin_unlock_irqrestore(&m->lock, flags);
+		return;
+	}
+	list_add_tail(&self->wait_link, &m->waiters);
+	while (m->owner != self) {
+		self->state = THREAD_BLOCKED;
+		spin_unlock(&m->lock);          /* interrupts stay off until schedule() */
+		schedule();
+		spin_lock(&m->lock);
+	}
+	self->state = THREAD_RUNNING;
+	spin_unlock_irqrestore(&m->lock, flags);
+}
+
+void mutex_unlock(struct mutex *m)
+{
+	u64 flags = spin_lock_irqsave(&m->lock);
+
+	if (m->owner != current_thread())
+		panic("mutex %s: unlocked by %s, not its owner", m->name, current_thread()->name);
+	m->owner = NULL;
+	if (!list_empty(&m->waiters)) {
+		struct thread *next = list_first_entry(&m->waiters, struct thread, wait_link);
+		list_del(&next->wait_link);
+		m->owner = next;                /* hand-off: nobody can take it in between */
+		wake_up_thread(next);
+	}
+	spin_unlock_irqrestore(&m->lock, flags);
+}

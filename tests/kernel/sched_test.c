@@ -1,0 +1,358 @@
+/*
+ * sched_test.c - threads, preemption, wakeups, mutexes and migration on the
+ * real CPUs. Waiting is bounded by ticks, never by wall-clock assertions.
+ */
+#include "bench.h"
+#include "kstring.h"
+#include "ktest.h"
+#include "percpu.h"
+#include "sched.h"
+#include "smp.h"
+#include "time.h"
+#include "x86.h"
+
+/* The highest online CPU, or this one on a single-CPU machine. */
+static u32 other_cpu(void)
+{
+	for (u32 cpu = nr_cpus; cpu-- > 0;)
+		if (percpu[cpu].online && cpu != smp_processor_id())
+			return cpu;
+	return smp_processor_id();
+}
+
+static void add_one(void *arg)
+{
+	__atomic_fetch_add((u32 *)arg, 1, __ATOMIC_RELAXED);
+}
+
+static void threads_run_and_are_joined(struct ktest *t)
+{
+	struct thread *th[16];
+	u32 count = 0;
+
+	for (u32 i = 0; i < ARRAY_SIZE(th); i++) {
+		th[i] = thread_create("adder", add_one, &count, SCHED_ANY_CPU);
+		ASSERT_TRUE(t, th[i] != NULL);
+	}
+	for (u32 i = 0; i < ARRAY_SIZE(th); i++)
+		thread_join(th[i]);
+	EXPECT_EQ(t, count, ARRAY_SIZE(th));
+}
+
+static void record_cpu(void *arg)
+{
+	*(u32 *)arg = smp_processor_id();
+}
+
+static void every_online_cpu_runs_a_thread(struct ktest *t)
+{
+	static u32 ran_on[MAX_CPUS];
+	static struct thread *th[MAX_CPUS];
+	u32 online = 0;
+
+	for (u32 cpu = 0; cpu < nr_cpus; cpu++) {
+		if (!percpu[cpu].online)
+			continue;
+		ran_on[cpu] = ~0u;
+		th[cpu] = thread_create("pinned", record_cpu, &ran_on[cpu], cpu);
+		ASSERT_TRUE(t, th[cpu] != NULL);
+		online++;
+	}
+	for (u32 cpu = 0; cpu < nr_cpus; cpu++)
+		if (percpu[cpu].online) {
+			thread_join(th[cpu]);
+			EXPECT_EQ(t, ran_on[cpu], cpu);
+		}
+	EXPECT_EQ(t, online, nr_cpus_online);
+}
+
+/*
+ * Two threads that never yield, on one CPU. Each spins until both have
+ * counted far enough: without preemption the first would spin until its
+ * deadline with the other never running, and report it.
+ */
+struct spinner {
+	volatile u64 count;
+	volatile u64 *other;
+	bool gave_up;
+};
+
+#define SPIN_TARGET 200000
+#define SPIN_DEADLINE_TICKS 5000        /* 5 s at HZ 1000: generous for TCG */
+
+static void spin_until_both_progress(void *arg)
+{
+	struct spinner *s = arg;
+	u64 deadline = this_cpu()->ticks + SPIN_DEADLINE_TICKS;
+
+	while (s->count < SPIN_TARGET || *s->other < SPIN_TARGET) {
+		s->count++;
+		if (this_cpu()->ticks > deadline) {
+			s->gave_up = true;
+			return;
+		}
+	}
+}
+
+static void cpu_bound_threads_share_a_cpu(struct ktest *t)
+{
+	struct spinner a = { 0 }, b = { 0 };
+	u32 cpu = other_cpu();
+
+	if (!hz)
+		KTEST_SKIP(t, "no timer tick");
+	a.other = &b.count;
+	b.other = &a.count;
+	struct thread *ta = thread_create("spin-a", spin_until_both_progress, &a, cpu);
+	struct thread *tb = thread_create("spin-b", spin_until_both_progress, &b, cpu);
+	ASSERT_TRUE(t, ta && tb);
+	thread_join(ta);
+	thread_join(tb);
+	EXPECT_FALSE(t, a.gave_up);
+	EXPECT_FALSE(t, b.gave_up);
+	EXPECT_GE(t, a.count, SPIN_TARGET);
+	EXPECT_GE(t, b.count, SPIN_TARGET);
+}
+
+/* Ping-pong: each side completes the other's completion, ROUNDS times. */
+#define ROUNDS 100000
+
+struct pingpong {
+	struct completion ping, pong;
+	u32 pings, pongs;
+};
+
+static void ponger(void *arg)
+{
+	struct pingpong *pp = arg;
+
+	for (u32 i = 0; i < ROUNDS; i++) {
+		wait_for_completion(&pp->ping);
+		pp->pongs++;
+		complete(&pp->pong);
+	}
+}
+
+static void pinger(void *arg)
+{
+	struct pingpong *pp = arg;
+
+	for (u32 i = 0; i < ROUNDS; i++) {
+		pp->pings++;
+		complete(&pp->ping);
+		wait_for_completion(&pp->pong);
+	}
+}
+
+static void cross_cpu_ping_pong_loses_nothing(struct ktest *t)
+{
+	static struct pingpong pp;
+
+	completion_init(&pp.ping);
+	completion_init(&pp.pong);
+	pp.pings = pp.pongs = 0;
+	struct thread *a = thread_create("pinger", pinger, &pp, smp_processor_id());
+	struct thread *b = thread_create("ponger", ponger, &pp, other_cpu());
+	ASSERT_TRUE(t, a && b);
+	thread_join(a);
+	thread_join(b);
+	EXPECT_EQ(t, pp.pings, ROUNDS);
+	EXPECT_EQ(t, pp.pongs, ROUNDS);
+	EXPECT_EQ(t, pp.ping.done, 0);
+	EXPECT_EQ(t, pp.pong.done, 0);
+}
+
+/* A mutex keeps a read-modify-write whole while threads on all CPUs race. */
+struct counted {
+	struct mutex lock;
+	u64 value;
+};
+
+#define MUTEX_ROUNDS 5000
+
+static void bump_under_mutex(void *arg)
+{
+	struct counted *c = arg;
+
+	for (u32 i = 0; i < MUTEX_ROUNDS; i++) {
+		mutex_lock(&c->lock);
+		u64 v = c->value;
+		if (i % 64 == 0)
+			yield();        /* invite another thread into the critical section */
+		c->value = v + 1;
+		mutex_unlock(&c->lock);
+	}
+}
+
+static void mutex_guards_a_counter(struct ktest *t)
+{
+	static struct counted c;
+	struct thread *th[6];
+
+	mutex_init(&c.lock, "test");
+	c.value = 0;
+	for (u32 i = 0; i < ARRAY_SIZE(th); i++) {
+		th[i] = thread_create("bumper", bump_under_mutex, &c, SCHED_ANY_CPU);
+		ASSERT_TRUE(t, th[i] != NULL);
+	}
+	for (u32 i = 0; i < ARRAY_SIZE(th); i++)
+		thread_join(th[i]);
+	EXPECT_EQ(t, c.value, ARRAY_SIZE(th) * MUTEX_ROUNDS);
+	EXPECT_TRUE(t, c.lock.owner == NULL);
+}
+
+struct hop {
+	u32 target, before, after;
+};
+
+static void hop_cpu(void *arg)
+{
+	struct hop *h = arg;
+	struct cpumask only = { { 0 } };
+
+	h->before = smp_processor_id();
+	cpumask_set(&only, h->target);
+	thread_set_affinity(current_thread(), &only);
+	h->after = smp_processor_id();
+}
+
+static void affinity_change_migrates_the_thread(struct ktest *t)
+{
+	u32 home = smp_processor_id();  /* where the hopper starts (main itself may move) */
+	struct hop h = { .target = other_cpu() };
+	struct thread *th;
+
+	if (h.target == home)
+		KTEST_SKIP(t, "one CPU");
+	th = thread_create("hopper", hop_cpu, &h, home);
+	ASSERT_TRUE(t, th != NULL);
+	thread_join(th);
+	EXPECT_EQ(t, h.before, home);
+	EXPECT_EQ(t, h.after, h.target);
+}
+
+/* Threads queued on one CPU get pulled by idle CPUs. */
+static volatile u32 seen_cpus_mask;
+
+static void note_cpu_and_spin(void *arg)
+{
+	u64 until = ktime_ns() + 20 * 1000 * 1000;      /* 20 ms of work */
+
+	__atomic_fetch_or(&seen_cpus_mask, 1u << (smp_processor_id() % 32), __ATOMIC_RELAXED);
+	while (ktime_ns() < until)
+		cpu_relax();
+}
+
+static void idle_cpus_pull_work(struct ktest *t)
+{
+	struct thread *th[8];
+	struct cpumask all = { { 0 } };
+
+	if (nr_cpus_online < 2)
+		KTEST_SKIP(t, "one CPU");
+	for (u32 cpu = 0; cpu < nr_cpus; cpu++)
+		cpumask_set(&all, cpu);
+	seen_cpus_mask = 0;
+	preempt_disable();      /* queue them all before any can run */
+	for (u32 i = 0; i < ARRAY_SIZE(th); i++) {
+		th[i] = thread_create("worker", note_cpu_and_spin, NULL, smp_processor_id());
+		ASSERT_TRUE(t, th[i] != NULL);
+		th[i]->affinity = all;  /* born on this CPU, free to move */
+	}
+	preempt_enable();
+	for (u32 i = 0; i < ARRAY_SIZE(th); i++)
+		thread_join(th[i]);
+	u32 cpus = 0;
+	for (u32 m = seen_cpus_mask; m; m &= m - 1)
+		cpus++;
+	EXPECT_GE(t, cpus, 2);
+}
+
+static const struct ktest_case sched_cases[] = {
+	KTEST(threads_run_and_are_joined),
+	KTEST(every_online_cpu_runs_a_thread),
+	KTEST(cpu_bound_threads_share_a_cpu),
+	KTEST(cross_cpu_ping_pong_loses_nothing),
+	KTEST(mutex_guards_a_counter),
+	KTEST(affinity_change_migrates_the_thread),
+	KTEST(idle_cpus_pull_work),
+	{},
+};
+KTEST_SUITE(sched, sched_cases);
+
+/* Manual: sleeping with a spinlock held must be caught (test=sched_bug). */
+static void schedule_with_a_spinlock_held(struct ktest *t)
+{
+	static struct spinlock l = SPINLOCK_INIT("held across schedule");
+
+	spin_lock(&l);
+	schedule();             /* panics: scheduling while atomic */
+	spin_unlock(&l);
+	t->status = KTEST_FAIL;
+}
+
+static const struct ktest_case sched_bug_cases[] = {
+	KTEST(schedule_with_a_spinlock_held),
+	{},
+};
+KTEST_SUITE_MANUAL(sched_bug, sched_bug_cases);
+
+/* --- benchmarks ---------------------------------------------------------- */
+
+#define BENCH_ROUNDS 20000
+
+static void yielder(void *arg)
+{
+	for (u32 i = 0; i < BENCH_ROUNDS; i++)
+		yield();
+}
+
+/* Two threads yielding to each other on one CPU: each yield is one switch. */
+static void bench_context_switch(const struct bench *b)
+{
+	u32 cpu = other_cpu();
+	u64 start = ktime_ns();
+	struct thread *x = thread_create("yield-a", yielder, NULL, cpu);
+	struct thread *y = thread_create("yield-b", yielder, NULL, cpu);
+
+	if (!x || !y)
+		return;
+	thread_join(x);
+	thread_join(y);
+	bench_report(b, "", (ktime_ns() - start) * 1000 / (2 * BENCH_ROUNDS), "ns");
+}
+BENCH(context_switch, bench_context_switch);
+
+/* A completion round trip between two CPUs is two wakeups. */
+static void bench_wakeup(const struct bench *b)
+{
+	static struct pingpong pp;
+	u64 start;
+
+	completion_init(&pp.ping);
+	completion_init(&pp.pong);
+	start = ktime_ns();
+	struct thread *a = thread_create("pinger", pinger, &pp, smp_processor_id());
+	struct thread *c = thread_create("ponger", ponger, &pp, other_cpu());
+	if (!a || !c)
+		return;
+	thread_join(a);
+	thread_join(c);
+	bench_report(b, "_cross_cpu", (ktime_ns() - start) * 1000 / (2 * ROUNDS), "ns");
+}
+BENCH(wakeup, bench_wakeup);
+
+static void nothing(void *arg)
+{
+}
+
+static void bench_ipi(const struct bench *b)
+{
+	u32 cpu = other_cpu();
+	u64 start = ktime_ns();
+
+	for (u32 i = 0; i < BENCH_ROUNDS; i++)
+		smp_call_function(cpu, nothing, NULL, true);
+	bench_report(b, "_roundtrip", (ktime_ns() - start) * 1000 / BENCH_ROUNDS, "ns");
+}
+BENCH(ipi, bench_ipi);

@@ -1,0 +1,239 @@
+/*
+ * smp_test.c - every CPU came up, knows who it is, and answers calls.
+ *
+ * Suite smp: each CPU the MADT lists is online (and QEMU, through fw_cfg,
+ * agrees on how many there are); each CPU's per-CPU entry names its
+ * logical number, its node and the APIC ID its own local APIC reports;
+ * the GS base of each CPU leads to its own entry; calls reach every CPU,
+ * waited for or not; each CPU runs on its own GDT, TSS and IST stacks.
+ * The checks that need to run on a CPU get there with smp_call_function().
+ *
+ * Suite smp_panic (manual, test=smp_panic): CPU 1 writes through NULL from
+ * inside a call, so the runner can see that a panic on another CPU stops
+ * the rest and still prints its backtrace (QEMU exits 5).
+ */
+#include "apic.h"
+#include "cpu.h"
+#include "fw_cfg.h"
+#include "ktest.h"
+#include "numa.h"
+#include "percpu.h"
+#include "smp.h"
+#include "time.h"
+#include "vm.h"
+#include "x86.h"
+
+#define NOWAIT_TIMEOUT_MS 2000  /* a call without wait must have run by then */
+
+/* What a CPU saw of itself, written by that CPU from a call. */
+struct cpu_view {
+	bool seen;
+	u32 cpu;                /* this_cpu()->cpu */
+	u32 apic_id;            /* apic_read_id(): its own local APIC */
+	u64 gs_base;            /* MSR_GS_BASE */
+	u64 gdt_base;           /* sgdt */
+	u16 tr;                 /* str */
+};
+
+static struct cpu_view views[MAX_CPUS];
+
+static bool online(u32 cpu)
+{
+	return percpu[cpu].online;
+}
+
+/*
+ * Runs on each CPU. It finds its slot through this_cpu() alone (the
+ * distance of its GS base from percpu[0]), never through a number
+ * passed in, so a GS base shared by two CPUs shows up as a slot written
+ * twice and another left empty.
+ */
+static void look_at_myself(void *arg)
+{
+	struct percpu *me = this_cpu();
+	struct cpu_view *v = &views[me - percpu];
+	struct {
+		u16 limit;
+		u64 base;
+	} __packed gdtr;
+
+	__asm__ volatile("sgdt %0" : "=m"(gdtr));
+	__asm__ volatile("str %0" : "=r"(v->tr));
+	v->cpu = me->cpu;
+	v->apic_id = apic_read_id();
+	v->gs_base = rdmsr(MSR_GS_BASE);
+	v->gdt_base = gdtr.base;
+	v->seen = true;
+}
+
+static void look_at_every_cpu(void)
+{
+	for (u32 cpu = 0; cpu < MAX_CPUS; cpu++)
+		views[cpu] = (struct cpu_view){ 0 };
+	smp_call_function_all(look_at_myself, NULL, true);
+}
+
+static void every_madt_cpu_came_online(struct ktest *t)
+{
+	u16 qemu_cpus;
+
+	EXPECT_EQ(t, nr_cpus, numa.ncpus);
+	EXPECT_EQ(t, nr_cpus_online, numa.ncpus);
+	for (u32 cpu = 0; cpu < numa.ncpus; cpu++)
+		EXPECT_TRUE(t, online(cpu));
+	for (u32 cpu = numa.ncpus; cpu < MAX_CPUS; cpu++)
+		EXPECT_FALSE(t, online(cpu));
+	if (!fw_cfg_read_item(FW_CFG_NB_CPUS, &qemu_cpus, sizeof(qemu_cpus)))
+		KTEST_SKIP(t, "no fw_cfg: not QEMU, the MADT is all we know");
+	EXPECT_EQ(t, qemu_cpus, numa.ncpus);
+}
+
+static void percpu_entries_describe_their_cpu(struct ktest *t)
+{
+	look_at_every_cpu();
+	for (u32 cpu = 0; cpu < nr_cpus; cpu++) {
+		if (!online(cpu))
+			continue;
+		EXPECT_EQ(t, percpu[cpu].self, &percpu[cpu]);
+		EXPECT_EQ(t, percpu[cpu].cpu, cpu);
+		EXPECT_EQ(t, percpu[cpu].apic_id, numa.cpu_apic_id[cpu]);
+		EXPECT_EQ(t, percpu[cpu].node, numa.cpu_node[cpu]);
+		ASSERT_TRUE(t, views[cpu].seen);
+		EXPECT_EQ(t, views[cpu].apic_id, percpu[cpu].apic_id);
+	}
+}
+
+static void percpu_data_stays_per_cpu(struct ktest *t)
+{
+	look_at_every_cpu();
+	for (u32 cpu = 0; cpu < MAX_CPUS; cpu++) {
+		EXPECT_EQ(t, views[cpu].seen, online(cpu));
+		if (!views[cpu].seen)
+			continue;
+		EXPECT_EQ(t, views[cpu].cpu, cpu);
+		EXPECT_EQ(t, views[cpu].gs_base, &percpu[cpu]);
+	}
+}
+
+static u32 calls_run;
+static u32 ran_on[MAX_CPUS];
+
+static void count_call(void *arg)
+{
+	__atomic_fetch_add(&calls_run, 1, __ATOMIC_RELAXED);
+}
+
+static void note_where_i_ran(void *arg)
+{
+	*(u32 *)arg = smp_processor_id();
+}
+
+static void call_function_reaches_every_cpu(struct ktest *t)
+{
+	calls_run = 0;
+	smp_call_function_all(count_call, NULL, true);
+	EXPECT_EQ(t, calls_run, nr_cpus_online);
+	for (u32 cpu = 0; cpu < nr_cpus; cpu++) {
+		if (!online(cpu))
+			continue;
+		ran_on[cpu] = ~0u;
+		smp_call_function(cpu, note_where_i_ran, &ran_on[cpu], true);
+		EXPECT_EQ(t, ran_on[cpu], cpu);
+	}
+}
+
+static void call_function_without_wait_runs(struct ktest *t)
+{
+	u32 sent = 0;
+	u64 deadline;
+
+	calls_run = 0;
+	for (u32 cpu = 0; cpu < nr_cpus; cpu++) {
+		if (!online(cpu))
+			continue;
+		smp_call_function(cpu, count_call, NULL, false);
+		sent++;
+	}
+	deadline = ktime_ns() + (u64)NOWAIT_TIMEOUT_MS * 1000000;
+	while (__atomic_load_n(&calls_run, __ATOMIC_ACQUIRE) < sent && ktime_ns() < deadline)
+		cpu_relax();
+	EXPECT_EQ(t, calls_run, sent);
+}
+
+static void was_interrupts_off(void *arg)
+{
+	*(bool *)arg = !(read_rflags() & RFLAGS_IF);
+}
+
+static void call_on_this_cpu_runs_at_once(struct ktest *t)
+{
+	bool irqs_were_off = false;
+	u64 flags = irq_save();         /* stay on this CPU: the thread may migrate */
+
+	smp_call_function(smp_processor_id(), was_interrupts_off, &irqs_were_off, false);
+	irq_restore(flags);
+	/* No wait, yet done: it ran right here, before the call returned. */
+	EXPECT_TRUE(t, irqs_were_off);
+}
+
+static void each_cpu_has_its_own_tables_and_ist_stacks(struct ktest *t)
+{
+	look_at_every_cpu();
+	for (u32 a = 0; a < nr_cpus; a++) {
+		if (!online(a))
+			continue;
+		const struct tss *tss = &percpu[a].tables.tss;
+		u64 df = tss->ist[IST_DOUBLE_FAULT - 1], nmi = tss->ist[IST_NMI - 1];
+
+		EXPECT_EQ(t, views[a].gdt_base, percpu[a].tables.gdt);
+		EXPECT_EQ(t, views[a].tr, TSS_SEL);
+		EXPECT_NE(t, df, 0);
+		EXPECT_NE(t, nmi, 0);
+		EXPECT_NE(t, df, nmi);
+		EXPECT_TRUE(t, vm_mapped(df - 8));      /* the top word of each stack */
+		EXPECT_TRUE(t, vm_mapped(nmi - 8));
+		for (u32 b = 0; b < a; b++) {
+			if (!online(b))
+				continue;
+			EXPECT_NE(t, df, percpu[b].tables.tss.ist[IST_DOUBLE_FAULT - 1]);
+			EXPECT_NE(t, nmi, percpu[b].tables.tss.ist[IST_NMI - 1]);
+		}
+	}
+}
+
+static const struct ktest_case smp_cases[] = {
+	KTEST(every_madt_cpu_came_online),
+	KTEST(percpu_entries_describe_their_cpu),
+	KTEST(percpu_data_stays_per_cpu),
+	KTEST(call_function_reaches_every_cpu),
+	KTEST(call_function_without_wait_runs),
+	KTEST(call_on_this_cpu_runs_at_once),
+	KTEST(each_cpu_has_its_own_tables_and_ist_stacks),
+	{},
+};
+KTEST_SUITE(smp, smp_cases);
+
+/* --- smp_panic: a crash on another CPU ------------------------------------------ */
+
+static u64 *volatile smp_panic_target;  /* NULL, through a volatile: no cheating */
+
+__attribute__((noinline)) static void smp_panic_write_null(void *arg)
+{
+	*smp_panic_target = 0xdead;     /* a page fault nobody catches, on CPU 1 */
+	__asm__ volatile("" ::: "memory");
+}
+
+static void panic_on_another_cpu(struct ktest *t)
+{
+	if (nr_cpus_online < 2 || !online(1))
+		KTEST_SKIP(t, "CPU 1 is not online");
+	smp_call_function(1, smp_panic_write_null, NULL, true);
+	ktest_log(t, "CPU 1 wrote through NULL and the machine went on: the panic was lost");
+	t->status = KTEST_FAIL;
+}
+
+static const struct ktest_case smp_panic_cases[] = {
+	KTEST(panic_on_another_cpu),
+	{},
+};
+KTEST_SUITE_MANUAL(smp_panic, smp_panic_cases);
