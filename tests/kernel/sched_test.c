@@ -297,6 +297,24 @@ static const struct ktest_case sched_bug_cases[] = {
 };
 KTEST_SUITE_MANUAL(sched_bug, sched_bug_cases);
 
+/* Manual: taking a spinlock this CPU already holds is caught, not a silent hang (test=spinlock_bug). */
+static void take_a_spinlock_twice(struct ktest *t)
+{
+	static struct spinlock l = SPINLOCK_INIT("taken twice");
+
+	spin_lock(&l);
+	spin_lock(&l);          /* panics: spinlock recursion */
+	spin_unlock(&l);
+	spin_unlock(&l);
+	t->status = KTEST_FAIL;
+}
+
+static const struct ktest_case spinlock_bug_cases[] = {
+	KTEST(take_a_spinlock_twice),
+	{},
+};
+KTEST_SUITE_MANUAL(spinlock_bug, spinlock_bug_cases);
+
 /* --- benchmarks ---------------------------------------------------------- */
 
 #define BENCH_ROUNDS 20000
