@@ -32,11 +32,14 @@
 #include "param.h"
 #include "percpu.h"
 #include "printk.h"
+#include "rcu.h"
 #include "sched.h"
 #include "serial.h"
 #include "smp.h"
+#include "storm.h"
 #include "time.h"
 #include "trap.h"
+#include "vfs.h"
 #include "vm.h"
 #include "x86.h"
 
@@ -172,6 +175,8 @@ void kernel_main(u64 magic, u64 info_phys)
 	percpu_init(0, apic_read_id(), numa.cpu_node[0]);   /* the boot CPU's real ID and node */
 	time_calibrate();
 	sched_init();           /* before the first tick: sched_tick() needs a current thread */
+	rcu_init();
+	vfs_init();
 	timer_init_cpu();
 	sti();
 	smp_boot();
@@ -183,6 +188,7 @@ void kernel_main(u64 magic, u64 info_phys)
 		pr_info("testbed: tests done, %d failed\n", failures);
 		debugexit(failures ? EXIT_FAIL : EXIT_PASS);
 	}
+	storm_boot();
 	if (strcmp(bench_selection, "none"))
 		failures += bench_run(bench_selection);
 	if (exit_when_done)

@@ -25,8 +25,10 @@
  *   - schedule() must be entered with preempt_count 0 (it checks), so no
  *     spinlock is held across a switch except the run queue's own.
  *
- * RCU (issue 5) hooks in at the two marked places: every pass through
- * schedule(), and every tick that lands in an idle thread.
+ * RCU hooks in at three places: every pass through schedule() and every
+ * tick that lands in an idle thread are quiescent states (a tick in a busy
+ * kernel thread is not), and RCU's callbacks run on interrupt exit, in
+ * sched_preempt_irq(), before any switch.
  */
 #include "sched.h"
 #include "apic.h"
@@ -35,6 +37,7 @@
 #include "page_alloc.h"
 #include "panic.h"
 #include "printk.h"
+#include "rcu.h"
 #include "slab.h"
 #include "smp.h"
 #include "vm.h"
@@ -140,7 +143,7 @@ void schedule(void)
 	spin_lock(&rq->lock);
 	prev = pc->current;
 	pc->need_resched = false;
-	/* RCU (issue 5): a pass through schedule() is a quiescent state for this CPU. */
+	rcu_note_context_switch();      /* every pass is a quiescent state, even next == prev */
 
 	if (!prev->is_idle && (prev->state == THREAD_RUNNING || prev->state == THREAD_RUNNABLE)) {
 		prev->state = THREAD_RUNNABLE;
@@ -154,6 +157,7 @@ void schedule(void)
 		next = pc->idle;
 	if (next == prev) {
 		prev->state = THREAD_RUNNING;
+		prev->slice = SCHED_SLICE_TICKS;        /* a new slice, even alone on the CPU */
 		spin_unlock(&rq->lock);
 		irq_restore(flags);
 		return;
@@ -346,13 +350,13 @@ void sched_tick(void)
 	struct thread *t = pc->current;
 
 	t->ticks++;
+	/* A tick in the idle thread is a quiescent state; in a running kernel thread it is not. */
+	rcu_tick(t->is_idle);
 	if (t->is_idle) {
-		/* RCU (issue 5): a tick in the idle thread is a quiescent state. */
 		if (rq_of(pc->cpu)->nr_queued)
 			pc->need_resched = true;
 		return;
 	}
-	/* A tick in a running kernel thread is NOT a quiescent state (2.6.14's RCU). */
 	if (t->slice > 0 && --t->slice == 0)
 		pc->need_resched = true;
 }
@@ -360,6 +364,8 @@ void sched_tick(void)
 void sched_preempt_irq(void)
 {
 	struct percpu *pc = this_cpu();
+
+	rcu_irq_exit();         /* RCU's "softirq": callbacks run here, never in a thread */
 
 	if (pc->need_resched && pc->preempt_count == 0 && pc->current)
 		schedule();

@@ -1,0 +1,145 @@
+/*
+ * storm.c - the open/close storm and the hog (see storm.h).
+ *
+ * One thread per storming CPU runs storm_loop(); one per hog CPU runs
+ * hog_loop(). They share a little state: the iteration count (to stamp the
+ * first ENFILE), a stop flag, and the number of storm threads still going,
+ * which tells the hogs when to stop.
+ */
+#include "storm.h"
+#include "cmdline.h"
+#include "format.h"
+#include "kstring.h"
+#include "percpu.h"
+#include "printk.h"
+#include "rcu.h"
+#include "sched.h"
+#include "time.h"
+#include "vfs.h"
+#include "x86.h"
+
+static u64 storm_iterations;            /* storm= (per CPU); 0: no storm at boot */
+PARAM_U64("storm", storm_iterations, 0, 1000000000);
+static char storm_cpus_arg[64] = "all";
+PARAM_STR("storm.cpus", storm_cpus_arg);
+static char hog_arg[64] = "none";
+PARAM_STR("hog", hog_arg);
+
+struct storm_state {
+	u64 per_cpu;
+	u64 done;               /* iterations, all CPUs */
+	s64 enfile_at;
+	bool stop;
+	u32 running;            /* storm threads not finished */
+};
+
+static void storm_loop(void *arg)
+{
+	struct storm_state *s = arg;
+
+	for (u64 i = 0; i < s->per_cpu && !__atomic_load_n(&s->stop, __ATOMIC_RELAXED); i++) {
+		int err;
+		struct file *f = file_open("/dev/null", &err);
+
+		if (!f) {
+			s64 none = -1;
+			__atomic_compare_exchange_n(&s->enfile_at, &none,
+						    (s64)__atomic_load_n(&s->done, __ATOMIC_RELAXED),
+						    false, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+			__atomic_store_n(&s->stop, true, __ATOMIC_RELAXED);
+			break;
+		}
+		file_close(f);
+		__atomic_add_fetch(&s->done, 1, __ATOMIC_RELAXED);
+		cond_resched();         /* where the user-space loop returned from close() */
+	}
+	__atomic_sub_fetch(&s->running, 1, __ATOMIC_RELEASE);
+}
+
+/* Spin in the kernel until the storm ends, scheduling only when asked. */
+static void hog_loop(void *arg)
+{
+	struct storm_state *s = arg;
+
+	while (__atomic_load_n(&s->running, __ATOMIC_ACQUIRE)) {
+		cpu_relax();
+		cond_resched();
+	}
+}
+
+static void print_result(const struct storm_result *r)
+{
+	char cpus[64], hogs[64], enfile[24];
+
+	if (r->enfile_at < 0)
+		snprintf(enfile, sizeof(enfile), "none");
+	else
+		snprintf(enfile, sizeof(enfile), "%lld", (long long)r->enfile_at);
+	printk("storm: mode=%s cpus=%s hog=%s iterations=%llu enfile_at=%s peak_nr_files=%llu "
+	       "peak_qlen=%llu gps=%llu ms=%llu\n", rcu_mode_name(),
+	       cpumask_format(&r->cpus, cpus, sizeof(cpus)),
+	       cpumask_format(&r->hogs, hogs, sizeof(hogs)), (unsigned long long)r->iterations,
+	       enfile, (unsigned long long)r->peak_nr_files, (unsigned long long)r->peak_qlen,
+	       (unsigned long long)r->gps, (unsigned long long)r->ms);
+}
+
+void storm_run(u64 n, const struct cpumask *cpus, const struct cpumask *hogs,
+	       struct storm_result *r)
+{
+	static struct thread *threads[MAX_CPUS * 2];
+	struct storm_state s = { .per_cpu = n, .enfile_at = -1 };
+	u32 nthreads = 0;
+
+	*r = (struct storm_result){ .cpus = *cpus, .hogs = *hogs };
+	for (u32 cpu = 0; cpu < nr_cpus; cpu++)
+		if (cpumask_test(cpus, cpu) && percpu[cpu].online)
+			s.running++;
+	vfs_reset_peak();
+	rcu_reset_peak();
+	u64 gps0 = rcu_completed_batches(), fqs0 = rcu_fqs_rounds(), t0 = ktime_ns();
+
+	preempt_disable();      /* start them all before any runs */
+	for (u32 cpu = 0; cpu < nr_cpus; cpu++) {
+		if (!percpu[cpu].online)
+			continue;
+		if (cpumask_test(cpus, cpu))
+			threads[nthreads++] = thread_create("storm", storm_loop, &s, cpu);
+		else if (cpumask_test(hogs, cpu))
+			threads[nthreads++] = thread_create("hog", hog_loop, &s, cpu);
+	}
+	preempt_enable();
+	for (u32 i = 0; i < nthreads; i++)
+		if (threads[i])
+			thread_join(threads[i]);
+
+	r->ms = (ktime_ns() - t0) / 1000000;
+	r->iterations = s.done;
+	r->enfile_at = s.enfile_at;
+	r->peak_nr_files = vfs_peak_nr_files();
+	r->peak_qlen = rcu_peak_qlen();
+	r->gps = rcu_completed_batches() - gps0;
+	r->fqs_rounds = rcu_fqs_rounds() - fqs0;
+	print_result(r);
+	rcu_drain();
+}
+
+void storm_boot(void)
+{
+	struct cpumask cpus = { { 0 } }, hogs = { { 0 } };
+	struct storm_result r;
+	const char *why;
+
+	if (!storm_iterations)
+		return;
+	if (strcmp(hog_arg, "none") && !cpumask_parse(hog_arg, nr_cpus, &hogs, &why)) {
+		pr_warn("storm: ignored hog=%s: %s\n", hog_arg, why);
+		memset(&hogs, 0, sizeof(hogs));
+	}
+	if (!cpumask_parse(storm_cpus_arg, nr_cpus, &cpus, &why)) {
+		pr_warn("storm: ignored storm.cpus=%s: %s; storming on all CPUs\n", storm_cpus_arg, why);
+		cpumask_parse("all", nr_cpus, &cpus, &why);
+	}
+	for (u32 i = 0; i < MAX_CPUS / 64; i++)        /* a hog CPU does not storm */
+		cpus.bits[i] &= ~hogs.bits[i];
+	storm_run(storm_iterations, &cpus, &hogs, &r);
+}

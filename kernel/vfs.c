@@ -1,0 +1,128 @@
+/*
+ * vfs.c - struct file, nr_files and ENFILE (see vfs.h).
+ *
+ * nr_files is one atomic counter: raised by file_open(), lowered by the RCU
+ * callback (or at close with vfs.count=early). The check against max_files
+ * and the increment are not one step, as in 2.6.14's get_empty_filp(): a
+ * few opens racing at the limit may pass it together, which the report's
+ * numbers do not care about.
+ */
+#include "vfs.h"
+#include "cmdline.h"
+#include "kstring.h"
+#include "printk.h"
+#include "slab.h"
+#include "time.h"
+
+static u64 max_files = 50044;
+PARAM_U64("maxfiles", max_files, 1, 100000000);
+
+static int count_early;
+PARAM_CHOICE("vfs.count", count_early, "late", "early");
+
+static struct kmem_cache *file_cache;
+static u64 nr_files;
+static u64 peak_nr_files;
+static u64 last_warning_ns;
+
+#define WARN_INTERVAL_NS (1000UL * 1000 * 1000)    /* "VFS: file-max" at most once a second */
+
+void vfs_init(void)
+{
+	file_cache = kmem_cache_create("filp", sizeof(struct file), 8, 0);
+}
+
+static void note_peak(u64 n)
+{
+	u64 peak = __atomic_load_n(&peak_nr_files, __ATOMIC_RELAXED);
+
+	while (n > peak && !__atomic_compare_exchange_n(&peak_nr_files, &peak, n, false,
+							 __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		;
+}
+
+static void warn_limit(void)
+{
+	u64 now = ktime_ns(), last = __atomic_load_n(&last_warning_ns, __ATOMIC_RELAXED);
+
+	if ((last && now - last < WARN_INTERVAL_NS) ||
+	    !__atomic_compare_exchange_n(&last_warning_ns, &last, now ? now : 1, false,
+					 __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		return;
+	printk(KERN_WARNING "VFS: file-max limit %llu reached\n", (unsigned long long)max_files);
+}
+
+struct file *file_open(const char *path, int *err)
+{
+	struct file *f;
+
+	if (strcmp(path, "/dev/null")) {
+		*err = -ENOENT;
+		return NULL;
+	}
+	if (__atomic_load_n(&nr_files, __ATOMIC_RELAXED) >= max_files) {
+		warn_limit();
+		*err = -ENFILE;
+		return NULL;
+	}
+	f = kmem_cache_alloc(file_cache, 0);
+	if (!f) {
+		*err = -ENFILE;
+		return NULL;
+	}
+	note_peak(__atomic_add_fetch(&nr_files, 1, __ATOMIC_RELAXED));
+	f->path = "/dev/null";
+	f->flags = 0;
+	return f;
+}
+
+static void file_free_rcu(struct rcu_head *head)
+{
+	struct file *f = container_of(head, struct file, rcu);
+
+	if (!count_early)
+		__atomic_sub_fetch(&nr_files, 1, __ATOMIC_RELAXED);
+	kmem_cache_free(file_cache, f);
+}
+
+void file_close(struct file *f)
+{
+	if (count_early)
+		__atomic_sub_fetch(&nr_files, 1, __ATOMIC_RELAXED);
+	call_rcu(&f->rcu, file_free_rcu);
+}
+
+u64 vfs_nr_files(void)
+{
+	return __atomic_load_n(&nr_files, __ATOMIC_RELAXED);
+}
+
+u64 vfs_max_files(void)
+{
+	return max_files;
+}
+
+u64 vfs_peak_nr_files(void)
+{
+	return peak_nr_files;
+}
+
+void vfs_reset_peak(void)
+{
+	peak_nr_files = vfs_nr_files();
+}
+
+u64 vfs_files_in_cache(void)
+{
+	return file_cache->inuse;
+}
+
+bool vfs_count_early(void)
+{
+	return count_early;
+}
+
+void vfs_set_count_early(bool early)
+{
+	count_early = early;
+}

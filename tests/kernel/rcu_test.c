@@ -1,0 +1,159 @@
+/*
+ * rcu_test.c - RCU's promise, and the 2005 storm's claims that hold on any
+ * host. Storms here run on one CPU while the others idle: with more busy
+ * virtual CPUs than host cores, TCG itself starves CPUs of time and acts
+ * like a hog (docs/rcu.md). Outcomes are counted in iterations, never time.
+ */
+#include "kstring.h"
+#include "ktest.h"
+#include "percpu.h"
+#include "rcu.h"
+#include "sched.h"
+#include "storm.h"
+#include "time.h"
+#include "vfs.h"
+#include "x86.h"
+
+static u32 ran;
+
+static void count_callback(struct rcu_head *head)
+{
+	__atomic_fetch_add(&ran, 1, __ATOMIC_RELAXED);
+}
+
+static void synchronize_rcu_returns_and_barrier_flushes(struct ktest *t)
+{
+	static struct rcu_head heads[64];
+
+	ran = 0;
+	for (u32 i = 0; i < ARRAY_SIZE(heads); i++)
+		call_rcu(&heads[i], count_callback);
+	synchronize_rcu();
+	rcu_barrier();
+	EXPECT_EQ(t, ran, ARRAY_SIZE(heads));
+}
+
+/*
+ * A reader inside rcu_read_lock() on another CPU holds the grace period:
+ * a callback queued meanwhile must not run until the reader leaves.
+ */
+struct reader {
+	volatile bool inside, leave;
+	u32 ran_while_inside;
+};
+
+static void long_reader(void *arg)
+{
+	struct reader *r = arg;
+
+	rcu_read_lock();
+	r->inside = true;
+	u64 until = this_cpu()->ticks + 50;     /* 50 ticks with preemption off */
+	while (this_cpu()->ticks < until && !r->leave)
+		cpu_relax();
+	r->ran_while_inside = __atomic_load_n(&ran, __ATOMIC_RELAXED);
+	rcu_read_unlock();
+}
+
+static void reader_holds_up_the_callback(struct ktest *t)
+{
+	static struct reader r;
+	static struct rcu_head head;
+	u32 cpu = nr_cpus - 1;
+
+	if (nr_cpus_online < 2)
+		KTEST_SKIP(t, "one CPU");
+	r = (struct reader){ 0 };
+	ran = 0;
+	struct thread *th = thread_create("reader", long_reader, &r, cpu);
+	ASSERT_TRUE(t, th != NULL);
+	while (!r.inside)
+		cond_resched();
+	call_rcu(&head, count_callback);
+	thread_join(th);
+	rcu_barrier();
+	EXPECT_EQ(t, r.ran_while_inside, 0);
+	EXPECT_EQ(t, ran, 1);
+}
+
+static struct storm_result one_cpu_storm(const char *mode, u64 n, bool early)
+{
+	struct cpumask cpus = { { 0 } }, none = { { 0 } };
+	struct storm_result r;
+
+	rcu_barrier();
+	vfs_set_count_early(early);
+	rcu_set_mode(mode);
+	cpumask_set(&cpus, nr_cpus - 1);
+	storm_run(n, &cpus, &none, &r);         /* ends with rcu_barrier() */
+	vfs_set_count_early(false);
+	rcu_set_mode("fqs");
+	return r;
+}
+
+/* 2.6.14-rc4: 10 callbacks per pass cannot keep up; ENFILE within 2x max_files. */
+static void rc4_hits_enfile(struct ktest *t)
+{
+	struct storm_result r = one_cpu_storm("rc4", 4 * vfs_max_files(), false);
+
+	EXPECT_GE(t, r.enfile_at, 0);
+	EXPECT_LE(t, (u64)r.enfile_at, 2 * vfs_max_files());
+	EXPECT_GE(t, r.peak_nr_files, vfs_max_files());
+}
+
+/* Seed 001: need_resched above 10000 queued makes this CPU pass quiescent states. */
+static void count_survives_and_bounds_the_queue(struct ktest *t)
+{
+	u64 n = 4 * vfs_max_files();
+	struct storm_result r = one_cpu_storm("count", n, false);
+
+	EXPECT_EQ(t, r.enfile_at, -1);
+	EXPECT_EQ(t, r.iterations, n);
+	EXPECT_LT(t, r.peak_qlen, vfs_max_files());     /* bounded: not growing with n */
+	EXPECT_GT(t, r.gps, 2);
+}
+
+/* Linus's other patch: no ENFILE, but the queue grows with the loop. */
+static void early_count_avoids_enfile_but_queue_grows(struct ktest *t)
+{
+	u64 n = 4 * vfs_max_files();
+	struct storm_result r = one_cpu_storm("rc4", n, true);
+
+	EXPECT_EQ(t, r.enfile_at, -1);
+	EXPECT_EQ(t, r.iterations, n);
+	EXPECT_GE(t, r.peak_qlen, n / 2);       /* most of the loop sits in the queue */
+}
+
+/* After rcu_barrier() every file is gone and back in its cache. */
+static void nothing_leaks(struct ktest *t)
+{
+	one_cpu_storm("rc4", 2 * vfs_max_files(), false);
+	EXPECT_EQ(t, vfs_nr_files(), 0);
+	EXPECT_EQ(t, vfs_files_in_cache(), 0);
+	for (u32 cpu = 0; cpu < nr_cpus; cpu++)
+		EXPECT_EQ(t, rcu_qlen(cpu), 0);
+}
+
+static const struct ktest_case rcu_cases[] = {
+	KTEST(synchronize_rcu_returns_and_barrier_flushes),
+	KTEST(reader_holds_up_the_callback),
+	KTEST(rc4_hits_enfile),
+	KTEST(early_count_avoids_enfile_but_queue_grows),
+	KTEST(nothing_leaks),
+	{},
+};
+KTEST_SUITE(rcu, rcu_cases);
+
+/*
+ * Claims whose outcome needs every CPU to pass quiescent states promptly.
+ * Under TCG with more busy virtual CPUs than host cores, the host starves
+ * some of them for tens of milliseconds, which stalls grace periods exactly
+ * like a hog (measured on uefi-wide: count hit ENFILE at 187511 with 16
+ * grace periods). So they run on the one-CPU machine (tests/matrix line
+ * rcu-claims) until deterministic time (QEMU -icount) is in place.
+ */
+static const struct ktest_case rcu_claims_cases[] = {
+	KTEST(count_survives_and_bounds_the_queue),
+	{},
+};
+KTEST_SUITE_MANUAL(rcu_claims, rcu_claims_cases);
