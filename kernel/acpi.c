@@ -34,6 +34,7 @@
 #include "cmdline.h"
 #include "format.h"
 #include "kstring.h"
+#include "unaligned.h"
 #include "printk.h"
 #include "vm.h"
 
@@ -66,14 +67,6 @@ PARAM_CHOICE("acpi.checksum", checksum_off, "on", "off");
 /* acpi.dump=SIG,SIG,...: empty (the default) dumps nothing. */
 static char dump_list[128];
 PARAM_STR("acpi.dump", dump_list);
-
-static u32 rd32(const u8 *p)
-{
-	u32 v;
-
-	memcpy(&v, p, sizeof(v));
-	return v;
-}
 
 /* Copy n bytes of an OEM field to a string, stopping at NUL; '?' for unprintables. */
 static void printable(char *dst, const u8 *src, size_t n)

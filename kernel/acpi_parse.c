@@ -34,6 +34,7 @@
  */
 #include "acpi.h"
 #include "kstring.h"
+#include "unaligned.h"
 #include "printk.h"
 
 #define HEADER_LEN      36              /* sizeof(struct acpi_header) */
@@ -50,30 +51,6 @@
 #define FADT_V1_LEN     116             /* ACPI 1.0: up to and including Flags */
 
 /* --- reading fields -------------------------------------------------------- */
-
-static u16 rd16(const u8 *p)
-{
-	u16 v;
-
-	memcpy(&v, p, sizeof(v));
-	return v;
-}
-
-static u32 rd32(const u8 *p)
-{
-	u32 v;
-
-	memcpy(&v, p, sizeof(v));
-	return v;
-}
-
-static u64 rd64(const u8 *p)
-{
-	u64 v;
-
-	memcpy(&v, p, sizeof(v));
-	return v;
-}
 
 static struct acpi_gas rd_gas(const u8 *p)
 {

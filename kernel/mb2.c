@@ -19,25 +19,10 @@
  */
 #include "mb2.h"
 #include "kstring.h"
+#include "unaligned.h"
 #include "printk.h"
 
 static const char empty[] = "";
-
-static u32 rd32(const u8 *p)
-{
-	u32 v;
-
-	memcpy(&v, p, sizeof(v));
-	return v;
-}
-
-static u64 rd64(const u8 *p)
-{
-	u64 v;
-
-	memcpy(&v, p, sizeof(v));
-	return v;
-}
 
 static void problem(struct boot_info *bi, const char *what, u32 type, u32 offset, u32 size)
 {
