@@ -31,6 +31,9 @@ void vfs_init(void);
 struct file *file_open(const char *path, int *err);
 void file_close(struct file *f);
 
+/* Free at once, no RCU: the baseline that shows what RCU costs (benchmarks only). */
+void file_close_now(struct file *f);
+
 u64 vfs_nr_files(void);
 u64 vfs_max_files(void);
 u64 vfs_peak_nr_files(void);

@@ -419,3 +419,44 @@ u64 rcu_fqs_rounds(void)
 {
 	return rcp.fqs_rounds;
 }
+
+/* --- benchmarks -------------------------------------------------------------- */
+
+#include "bench.h"
+#include "time.h"
+
+#define BENCH_CALLS 10000
+
+static void noop_callback(struct rcu_head *head)
+{
+}
+
+/* call_rcu() itself: queue BENCH_CALLS callbacks on this CPU. */
+static void bench_call_rcu(const struct bench *b)
+{
+	static struct rcu_head heads[BENCH_CALLS];
+	u64 start;
+
+	rcu_drain();
+	preempt_disable();
+	start = ktime_ns();
+	for (u32 i = 0; i < BENCH_CALLS; i++)
+		call_rcu(&heads[i], noop_callback);
+	u64 ns = ktime_ns() - start;
+	preempt_enable();
+	rcu_drain();
+	bench_report(b, "", ns * 1000 / BENCH_CALLS, "ns");
+}
+BENCH(call_rcu, bench_call_rcu);
+
+/* A grace period from an idle machine: every CPU but this one is idle. */
+static void bench_synchronize_rcu(const struct bench *b)
+{
+	const u32 rounds = 20;
+	u64 start = ktime_ns();
+
+	for (u32 i = 0; i < rounds; i++)
+		synchronize_rcu();
+	bench_report(b, "_idle", (ktime_ns() - start) / rounds, "us");    /* ns = thousandths of us */
+}
+BENCH(synchronize_rcu, bench_synchronize_rcu);

@@ -143,3 +143,68 @@ void storm_boot(void)
 		cpus.bits[i] &= ~hogs.bits[i];
 	storm_run(storm_iterations, &cpus, &hogs, &r);
 }
+
+/* --- benchmarks: the storm's rate per mode, against freeing at once --------- */
+
+#include "bench.h"
+
+#define RATE_ITERATIONS 100000
+
+/* Iterations per second of a one-CPU storm (stopping at ENFILE, as always). */
+static u64 storm_rate(const char *mode)
+{
+	struct cpumask cpus = { { 0 } }, none = { { 0 } };
+	struct storm_result r;
+
+	rcu_set_mode(mode);
+	cpumask_set(&cpus, nr_cpus - 1);
+	storm_run(RATE_ITERATIONS, &cpus, &none, &r);
+	return r.ms ? r.iterations * 1000 / r.ms : r.iterations * 1000;
+}
+
+/*
+ * The same loop freeing at once. One file stays open throughout, as a real
+ * process holds its stdin: otherwise each close would empty the only slab
+ * and hand its page back, and the baseline would measure the page allocator.
+ */
+static void direct_loop(void *arg)
+{
+	int anchor_err;
+	struct file *anchor = file_open("/dev/null", &anchor_err);
+	u64 *ns = arg, start = ktime_ns();
+
+	for (u32 i = 0; i < RATE_ITERATIONS; i++) {
+		int err;
+		struct file *f = file_open("/dev/null", &err);
+		if (f)
+			file_close_now(f);
+		cond_resched();
+	}
+	*ns = ktime_ns() - start;
+	if (anchor)
+		file_close_now(anchor);
+}
+
+static void bench_storm_rate(const struct bench *b)
+{
+	static const char *const modes[] = { "rc4", "batch10k", "count", "fqs" };
+	const char *before = rcu_mode_name();
+	u64 ns = 0, direct;
+
+	struct thread *t = thread_create("direct", direct_loop, &ns, nr_cpus - 1);
+	if (!t)
+		return;
+	thread_join(t);
+	direct = ns ? (u64)RATE_ITERATIONS * 1000000000 / ns : 0;
+	bench_report(b, "_no_rcu", direct * 1000, "per_s");
+	for (u32 i = 0; i < ARRAY_SIZE(modes); i++) {
+		char suffix[24];
+		u64 rate = storm_rate(modes[i]);
+		snprintf(suffix, sizeof(suffix), "_%s", modes[i]);
+		bench_report(b, suffix, rate * 1000, "per_s");
+		snprintf(suffix, sizeof(suffix), "_%s_vs_no_rcu", modes[i]);
+		bench_report(b, suffix, direct ? rate * 1000 / direct : 0, "ratio");
+	}
+	rcu_set_mode(before);
+}
+BENCH(storm_rate, bench_storm_rate);

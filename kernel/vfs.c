@@ -92,6 +92,12 @@ void file_close(struct file *f)
 	call_rcu(&f->rcu, file_free_rcu);
 }
 
+void file_close_now(struct file *f)
+{
+	__atomic_sub_fetch(&nr_files, 1, __ATOMIC_RELAXED);
+	kmem_cache_free(file_cache, f);
+}
+
 u64 vfs_nr_files(void)
 {
 	return __atomic_load_n(&nr_files, __ATOMIC_RELAXED);
