@@ -38,6 +38,7 @@
 #include "smp.h"
 #include "storm.h"
 #include "time.h"
+#include "torture.h"
 #include "trap.h"
 #include "vfs.h"
 #include "vm.h"
@@ -189,6 +190,7 @@ void kernel_main(u64 magic, u64 info_phys)
 		debugexit(failures ? EXIT_FAIL : EXIT_PASS);
 	}
 	storm_boot();
+	torture_boot();
 	if (strcmp(bench_selection, "none"))
 		failures += bench_run(bench_selection);
 	if (exit_when_done)

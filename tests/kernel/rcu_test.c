@@ -11,6 +11,8 @@
 #include "sched.h"
 #include "storm.h"
 #include "time.h"
+#include "torture.h"
+#include "slab.h"
 #include "vfs.h"
 #include "x86.h"
 
@@ -134,12 +136,26 @@ static void nothing_leaks(struct ktest *t)
 		EXPECT_EQ(t, rcu_qlen(cpu), 0);
 }
 
+/* rcutorture in short: no reader may see a grace period end under it. */
+static void torture_finds_no_violation(struct ktest *t)
+{
+	struct torture_result r;
+
+	torture_run(400, &r);
+	EXPECT_EQ(t, r.errors, 0);
+	EXPECT_EQ(t, r.pipe[3], 0);
+	EXPECT_EQ(t, r.freed_seen, 0);
+	EXPECT_GT(t, r.reads, 1000);
+	EXPECT_GT(t, r.grace_periods, 1);
+}
+
 static const struct ktest_case rcu_cases[] = {
 	KTEST(synchronize_rcu_returns_and_barrier_flushes),
 	KTEST(reader_holds_up_the_callback),
 	KTEST(rc4_hits_enfile),
 	KTEST(early_count_avoids_enfile_but_queue_grows),
 	KTEST(nothing_leaks),
+	KTEST(torture_finds_no_violation),
 	{},
 };
 KTEST_SUITE(rcu, rcu_cases);
