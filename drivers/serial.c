@@ -30,11 +30,6 @@
 
 static bool present;
 
-bool serial_present(void)
-{
-	return present;
-}
-
 void serial_putc(char c)
 {
 	if (!present)

@@ -1,11 +1,11 @@
 /*
  * cpu.h - what this CPU is and the descriptor tables it runs with.
  *
- * cpu_init() reads CPUID once into struct cpu_info and loads the kernel's
- * GDT (null, 64-bit code, data, and the TSS) and TSS. In 64-bit mode the
- * TSS no longer switches tasks; it holds the Interrupt Stack Table: the
- * stacks the CPU switches to for the double fault and NMI vectors, so that
- * they run even when the current stack is the thing that broke.
+ * cpu_identify() reads CPUID once into struct cpu_info; cpu_load_tables()
+ * loads a CPU's own GDT (null, 64-bit code, data, and the TSS) and TSS.
+ * In 64-bit mode the TSS no longer switches tasks; it holds the Interrupt
+ * Stack Table: the stacks the CPU switches to for the double fault and NMI
+ * vectors, so that they run even when the current stack is what broke.
  */
 #ifndef CPU_H
 #define CPU_H

@@ -26,4 +26,11 @@ int snprintf(char *buf, size_t size, const char *fmt, ...) __printf(3, 4);
  */
 size_t kstrlcpy(char *dst, const char *src, size_t size);
 
+/*
+ * Walk a comma-separated list of names: start with *cursor pointing at the
+ * list; each call sets *item and *len to the next non-empty name and
+ * returns true, false at the end ("a,,b" gives a, then b).
+ */
+bool list_next(const char **cursor, const char **item, size_t *len);
+
 #endif

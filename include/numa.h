@@ -64,6 +64,13 @@ void numa_build(struct numa_layout *nl, const struct madt_info *madt,
 /* The node owning physical address pa (SRAT ranges, then orphans), or -1. */
 int numa_node_of_addr(const struct numa_layout *nl, u64 pa);
 
+/*
+ * Where the piece of memory starting at pa stops belonging to one node:
+ * the end of the node range (SRAT or orphan) holding pa, or, if none holds
+ * it, the start of the next range above; never past limit.
+ */
+u64 numa_piece_end(const struct numa_layout *nl, u64 pa, u64 limit);
+
 /* Print the contract's lines: "numa: node <id> cpus <list|none> mem <ranges|none>". */
 void numa_print(const struct numa_layout *nl);
 

@@ -12,6 +12,5 @@
 
 bool serial_init(void);                 /* true if a UART answered */
 void serial_putc(char c);               /* raw byte, no '\n' translation */
-bool serial_present(void);
 
 #endif

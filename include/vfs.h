@@ -39,7 +39,6 @@ u64 vfs_max_files(void);
 u64 vfs_peak_nr_files(void);
 void vfs_reset_peak(void);
 u64 vfs_files_in_cache(void);           /* struct file objects handed out by the cache */
-bool vfs_count_early(void);
 void vfs_set_count_early(bool early);
 
 #endif

@@ -45,6 +45,8 @@ static const struct bench *find(const char *name, size_t len)
 
 int bench_run(const char *selection)
 {
+	const char *name;
+	size_t len;
 	int missing = 0;
 
 	printk("bench: %u benchmarks registered; running %s\n",
@@ -54,18 +56,15 @@ int bench_run(const char *selection)
 			(*b)->run(*b);
 		return 0;
 	}
-	while (*selection) {
-		const char *end = strchr(selection, ',');
-		size_t len = end ? (size_t)(end - selection) : strlen(selection);
-		const struct bench *b = find(selection, len);
+	for (const char *cursor = selection; list_next(&cursor, &name, &len);) {
+		const struct bench *b = find(name, len);
 
-		if (b)
+		if (b) {
 			b->run(b);
-		else if (len) {
-			printk(KERN_WARNING "bench: no benchmark named '%.*s'\n", (int)len, selection);
+		} else {
+			printk(KERN_WARNING "bench: no benchmark named '%.*s'\n", (int)len, name);
 			missing++;
 		}
-		selection += len + (end ? 1 : 0);
 	}
 	return missing;
 }

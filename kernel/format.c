@@ -285,3 +285,19 @@ size_t kstrlcpy(char *dst, const char *src, size_t size)
 	dst[n] = '\0';
 	return len;
 }
+
+bool list_next(const char **cursor, const char **item, size_t *len)
+{
+	const char *p = *cursor;
+
+	while (*p == ',')
+		p++;
+	if (!*p)
+		return false;
+	*item = p;
+	while (*p && *p != ',')
+		p++;
+	*len = (size_t)(p - *item);
+	*cursor = p;
+	return true;
+}

@@ -150,34 +150,15 @@ static const struct ktest_suite *find_suite(const char *name, size_t len)
 	return NULL;
 }
 
-/* Call fn for each name in a comma list; returns how many names there were. */
-static int for_each_name(const char *list, void (*fn)(const char *name, size_t len, void *arg),
-			 void *arg)
-{
-	int n = 0;
-
-	while (*list) {
-		const char *end = strchr(list, ',');
-		size_t len = end ? (size_t)(end - list) : strlen(list);
-
-		if (len) {
-			fn(list, len, arg);
-			n++;
-		}
-		list += len + (end ? 1 : 0);
-	}
-	return n;
-}
-
 struct run_state {
 	int index;              /* KTAP number of the last suite started */
 	int unknown;            /* names in the selection that match no suite */
 	struct totals tot;
 };
 
-static void run_named(const char *name, size_t len, void *arg)
+/* Run the suite called name[0..len), or report that there is none. */
+static void run_named(const char *name, size_t len, struct run_state *rs)
 {
-	struct run_state *rs = arg;
 	const struct ktest_suite *s = find_suite(name, len);
 
 	rs->index++;
@@ -190,24 +171,20 @@ static void run_named(const char *name, size_t len, void *arg)
 	run_suite(s, rs->index, &rs->tot);
 }
 
-static void count_name(const char *name, size_t len, void *arg)
-{
-	(void)name;
-	(void)len;
-	(void)arg;
-}
-
 int ktest_run(const char *selection)
 {
 	struct run_state rs = { 0, 0, { 0, 0, 0 } };
 	bool all = !strcmp(selection, "all");
+	const char *cursor, *name;
+	size_t len;
 	int nsuites = 0;
 
 	if (all) {
 		for (const struct ktest_suite *const *s = __start_ktest_suites; s < __stop_ktest_suites; s++)
 			nsuites += !(*s)->manual;
 	} else {
-		nsuites = for_each_name(selection, count_name, NULL);
+		for (cursor = selection; list_next(&cursor, &name, &len);)
+			nsuites++;
 	}
 	printk("KTAP version 1\n");
 	printk("1..%d\n", nsuites);
@@ -216,7 +193,8 @@ int ktest_run(const char *selection)
 			if (!(*s)->manual)
 				run_suite(*s, ++rs.index, &rs.tot);
 	} else {
-		for_each_name(selection, run_named, &rs);
+		for (cursor = selection; list_next(&cursor, &name, &len);)
+			run_named(name, len, &rs);
 	}
 	printk("# Totals: pass:%d fail:%d skip:%d total:%d\n", rs.tot.pass, rs.tot.fail,
 	       rs.tot.skip, rs.tot.pass + rs.tot.fail + rs.tot.skip);

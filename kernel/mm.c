@@ -37,38 +37,12 @@ void numa_init(const struct memmap *map)
 	numa_print(&numa);
 }
 
-/*
- * Where the piece of RAM starting at pa stops belonging to one node: the
- * end of the node range (SRAT or orphan) holding pa, or, if none holds it,
- * the start of the next range above; never past limit.
- */
-static u64 piece_end(u64 pa, u64 limit)
-{
-	u64 stop = limit;
-
-	for (u32 id = 0; id < numa.nr_nodes; id++)
-		for (u32 i = 0; i < numa.nodes[id].nmem; i++) {
-			const struct numa_range *r = &numa.nodes[id].mem[i];
-			if (r->base <= pa && pa < r->end)
-				return MIN(r->end, limit);
-			if (r->base > pa)
-				stop = MIN(stop, r->base);
-		}
-	for (u32 i = 0; i < numa.norphans; i++) {
-		if (numa.orphan[i].base <= pa && pa < numa.orphan[i].end)
-			return MIN(numa.orphan[i].end, limit);
-		if (numa.orphan[i].base > pa)
-			stop = MIN(stop, numa.orphan[i].base);
-	}
-	return stop;
-}
-
 /* Add one usable range to the boot allocator, one node's piece at a time. */
 static void add_ram(u64 base, u64 end)
 {
 	while (base < end) {
 		int node = numa_node_of_addr(&numa, base);
-		u64 stop = piece_end(base, end);
+		u64 stop = numa_piece_end(&numa, base, end);
 
 		bootmem_add_memory(&bootmem, base, stop, node < 0 ? 0 : node);
 		base = stop;

@@ -126,6 +126,27 @@ int numa_node_of_addr(const struct numa_layout *nl, u64 pa)
 	return -1;
 }
 
+u64 numa_piece_end(const struct numa_layout *nl, u64 pa, u64 limit)
+{
+	u64 stop = limit;
+
+	for (u32 id = 0; id < nl->nr_nodes; id++)
+		for (u32 i = 0; i < nl->nodes[id].nmem; i++) {
+			const struct numa_range *r = &nl->nodes[id].mem[i];
+			if (r->base <= pa && pa < r->end)
+				return MIN(r->end, limit);
+			if (r->base > pa)
+				stop = MIN(stop, r->base);
+		}
+	for (u32 i = 0; i < nl->norphans; i++) {
+		if (nl->orphan[i].base <= pa && pa < nl->orphan[i].end)
+			return MIN(nl->orphan[i].end, limit);
+		if (nl->orphan[i].base > pa)
+			stop = MIN(stop, nl->orphan[i].base);
+	}
+	return stop;
+}
+
 /* The node with memory closest in address to [base, end), or -1 if none has memory. */
 static int nearest_node(const struct numa_layout *nl, u64 base, u64 end)
 {
@@ -155,17 +176,8 @@ static void place_ram(struct numa_layout *nl, const struct memmap *map)
 			continue;
 		while (pos < e->end) {
 			int node = numa_node_of_addr(nl, pos);
-			u64 next = e->end;
+			u64 next = numa_piece_end(nl, pos, e->end);
 
-			/* The piece [pos, next) lies in one node's range, or in none. */
-			for (u32 id = 0; id < MAX_NODES; id++)
-				for (u32 r = 0; r < nl->nodes[id].nmem; r++) {
-					const struct numa_range *nr = &nl->nodes[id].mem[r];
-					if (node >= 0 && nr->base <= pos && pos < nr->end)
-						next = MIN(next, nr->end);
-					else if (node < 0 && nr->base > pos)
-						next = MIN(next, nr->base);
-				}
 			if (node < 0) {
 				node = nearest_node(nl, pos, next);
 				if (node < 0)

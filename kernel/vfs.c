@@ -123,11 +123,6 @@ u64 vfs_files_in_cache(void)
 	return file_cache->inuse;
 }
 
-bool vfs_count_early(void)
-{
-	return count_early;
-}
-
 void vfs_set_count_early(bool early)
 {
 	count_early = early;

@@ -568,6 +568,30 @@ static void kstrlcpy_return_tells_truncation(struct ktest *t)
 	EXPECT_GE(t, kstrlcpy(d, "abcd", sizeof(d)), sizeof(d));
 }
 
+/* list_next() over s, the names joined with '|' into out. */
+static const char *walk_list(const char *s, char *out, size_t size)
+{
+	const char *name;
+	size_t len, used = 0;
+
+	out[0] = '\0';
+	for (const char *cursor = s; list_next(&cursor, &name, &len);)
+		used += (size_t)snprintf(out + used, size - used, "%s%.*s", used ? "|" : "",
+					 (int)len, name);
+	return out;
+}
+
+static void list_next_walks_comma_lists(struct ktest *t)
+{
+	char out[64];
+
+	EXPECT_STREQ(t, walk_list("sched,rcu,vm", out, sizeof(out)), "sched|rcu|vm");
+	EXPECT_STREQ(t, walk_list("one", out, sizeof(out)), "one");
+	EXPECT_STREQ(t, walk_list(",a,,b,", out, sizeof(out)), "a|b");
+	EXPECT_STREQ(t, walk_list("", out, sizeof(out)), "");
+	EXPECT_STREQ(t, walk_list(",,,", out, sizeof(out)), "");
+}
+
 static const struct ktest_case format_cases[] = {
 	KTEST(plain_text_copied),
 	KTEST(d_prints_signed_decimal),
@@ -630,6 +654,7 @@ static const struct ktest_case format_cases[] = {
 	KTEST(kstrlcpy_truncates),
 	KTEST(kstrlcpy_size_one_gives_empty),
 	KTEST(kstrlcpy_return_tells_truncation),
+	KTEST(list_next_walks_comma_lists),
 	{},
 };
 KTEST_SUITE(format, format_cases);
