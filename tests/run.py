@@ -125,6 +125,7 @@ class Boot:
     kind: str           # 'pass', 'panic' or 'fail'
     target: str = ''    # the regex of panic:, the suite.case of fail:
     usb: bool = False
+    alone: bool = False  # run with nothing else running (after the others)
     args: str = ''      # kernel command line
 
 
@@ -188,7 +189,7 @@ TOPO_KEYS = {'machine', 'memory', 'smp', 'firmware', 'cpu', 'qemu', 'expect'}
 TOPO_REQUIRED = ('machine', 'memory', 'smp', 'firmware')
 MACHINES = ('pc', 'q35')
 FIRMWARES = ('bios', 'uefi')
-BOOT_FLAGS = ('usb',)
+BOOT_FLAGS = ('usb', 'alone')
 
 
 def parse_topology(name, text, where=None):
@@ -297,7 +298,7 @@ def parse_matrix(text, where='matrix'):
         names.add(name)
         boots.append(Boot(name=name, topology=topo, firmware=firmware,
                           timeout=seconds, kind=kind, target=target,
-                          usb='usb' in flags,
+                          usb='usb' in flags, alone='alone' in flags,
                           args=fields[5] if len(fields) > 5 else ''))
     return boots
 
@@ -1001,20 +1002,27 @@ def cmd_test(options):
 
     jobs = max(1, options.jobs or os.cpu_count() or 1)
     verdicts = {}
-    with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
-        futures = {pool.submit(run_host, path): path for path in hosts}
-        for boot in boots:
-            futures[pool.submit(run_boot, boot, topologies[boot.topology],
-                                qemu, options.accel)] = boot.name
-        try:
-            for future in concurrent.futures.as_completed(futures):
-                verdict = future.result()
-                verdicts[futures[future]] = verdict
-                print(status_line(verdict), flush=True)
-        except KeyboardInterrupt:
-            pool.shutdown(wait=False, cancel_futures=True)
-            print('interrupted', file=sys.stderr)
-            return 130
+    shared = [b for b in boots if not b.alone]
+    alone = [b for b in boots if b.alone]
+    # Boots marked +alone come last, one at a time, with nothing else on
+    # the host: their outcome depends on every virtual CPU getting time.
+    for group, workers in ((shared, jobs), *(([b], 1) for b in alone)):
+        with concurrent.futures.ThreadPoolExecutor(max_workers=workers) as pool:
+            futures = {}
+            if group is shared:
+                futures = {pool.submit(run_host, path): path for path in hosts}
+            for boot in group:
+                futures[pool.submit(run_boot, boot, topologies[boot.topology],
+                                    qemu, options.accel)] = boot.name
+            try:
+                for future in concurrent.futures.as_completed(futures):
+                    verdict = future.result()
+                    verdicts[futures[future]] = verdict
+                    print(status_line(verdict), flush=True)
+            except KeyboardInterrupt:
+                pool.shutdown(wait=False, cancel_futures=True)
+                print('interrupted', file=sys.stderr)
+                return 130
 
     ordered = [verdicts[p] for p in hosts] + [verdicts[b.name] for b in boots]
     blocks = [failure_block(v, f) for v in ordered for f in v.failures]

@@ -384,8 +384,11 @@ class ConfigTest(unittest.TestCase):
             a   single bios 60  pass   test=all  foo=1
             u   single uefi 1.5 pass+usb
             p   single bios 60  panic:^\s+\[<[0-9a-f]+>\]+usb test=panic
+            s   story  bios 90  pass+alone+usb test=rcu_claims
         '''))
-        self.assertEqual([b.name for b in boots], ['a', 'u', 'p'])
+        self.assertEqual([b.name for b in boots], ['a', 'u', 'p', 's'])
+        self.assertEqual((boots[3].alone, boots[3].usb, boots[0].alone),
+                         (True, True, False))
         self.assertEqual(boots[0].args, 'test=all  foo=1')
         self.assertEqual((boots[1].usb, boots[1].args, boots[1].timeout),
                          (True, '', 1.5))
