@@ -208,3 +208,59 @@ static void bench_storm_rate(const struct bench *b)
 	rcu_set_mode(before);
 }
 BENCH(storm_rate, bench_storm_rate);
+
+/*
+ * synchronize_rcu() latency while a storm runs on the highest CPU: the
+ * waiter sits on another CPU and calls it over and over until the storm
+ * ends. The idle figure is the synchronize_rcu benchmark in rcu.c.
+ */
+struct sync_under_storm {
+	const char *mode;
+	volatile bool storm_done;
+};
+
+static void storm_thread(void *arg)
+{
+	struct sync_under_storm *s = arg;
+	struct cpumask cpus = { { 0 } }, none = { { 0 } };
+	struct storm_result r;
+
+	cpumask_set(&cpus, nr_cpus - 1);
+	storm_run(RATE_ITERATIONS, &cpus, &none, &r);
+	s->storm_done = true;
+}
+
+static void bench_synchronize_rcu_storm(const struct bench *b)
+{
+	static const char *const modes[] = { "count", "fqs" };
+	const char *before = rcu_mode_name();
+
+	if (nr_cpus < 2 || smp_processor_id() == nr_cpus - 1)
+		return;
+	for (u32 i = 0; i < ARRAY_SIZE(modes); i++) {
+		struct sync_under_storm s = { .mode = modes[i] };
+		u64 total = 0, worst = 0, calls = 0;
+		char suffix[32];
+
+		rcu_barrier();
+		rcu_set_mode(modes[i]);
+		struct thread *t = thread_create("storm-bench", storm_thread, &s, nr_cpus - 1);
+		if (!t)
+			break;
+		while (!s.storm_done) {
+			u64 start = ktime_ns();
+			synchronize_rcu();
+			u64 ns = ktime_ns() - start;
+			total += ns;
+			worst = MAX(worst, ns);
+			calls++;
+		}
+		thread_join(t);
+		snprintf(suffix, sizeof(suffix), "_%s", modes[i]);
+		bench_report(b, suffix, calls ? total / calls : 0, "us");
+		snprintf(suffix, sizeof(suffix), "_%s_max", modes[i]);
+		bench_report(b, suffix, worst, "us");
+	}
+	rcu_set_mode(before);
+}
+BENCH(synchronize_rcu_storm, bench_synchronize_rcu_storm);
