@@ -20,7 +20,9 @@
  *   fqs       2.6.16 (Dipankar Sarma): above qhimark, no batch limit and
  *             force_quiescent_state(): reschedule IPIs to the CPUs still
  *             owing a quiescent state, once per grace period; the batch
- *             limit comes back at qlowmark
+ *             limit comes back at qlowmark. The IPI makes its target
+ *             notice the batch before it switches (rcu.fqs_ipi=notice);
+ *             rcu.fqs_ipi=resched is 2.6.16's own, which a hog defeats
  */
 #ifndef RCU_H
 #define RCU_H
@@ -56,6 +58,8 @@ void rcu_init(void);
 /* Switch policy by name; callers rcu_barrier() first. False if unknown. */
 bool rcu_set_mode(const char *name);
 const char *rcu_mode_name(void);
+
+u64 rcu_qhimark_value(void);            /* rcu.qhimark */
 
 /* Scheduler hooks: a pass through schedule(); a tick (idle or not). */
 void rcu_note_context_switch(void);

@@ -115,15 +115,54 @@ void rcu_read_unlock(void)
 }
 
 /*
+ * How a CPU owing a quiescent state is forced (rcu.fqs_ipi=).
+ *
+ * resched: 2.6.16 exactly. A bare reschedule IPI: the CPU switches on the
+ *   way out of the interrupt. But the IPI goes out right after the batch
+ *   starts, before that CPU's tick has noticed the batch, so the switch
+ *   comes first and check_quiescent_state() then clears passed_quiesc when
+ *   it notices: the quiescent state is lost, and no second round comes in
+ *   this grace period. A kernel thread that schedules only when asked (the
+ *   hog) then holds the batch until its time slice ends. The forcing CPU
+ *   itself, and the CPU that just started a batch by ending the last one,
+ *   waste their next switches the same way, until their next tick.
+ * notice (default): the same single round, but no switch is wasted. The
+ *   IPI runs rcu_forced() on the target, which has RCU's interrupt-exit
+ *   work notice the batch before the switch (rcu_irq_exit() runs first in
+ *   sched_preempt_irq()); the forcing CPU notices before it asks itself to
+ *   switch; a CPU whose report ends a batch notices the next one at once.
+ */
+static int fqs_ipi_resched;
+PARAM_CHOICE("rcu.fqs_ipi", fqs_ipi_resched, "notice", "resched");
+
+/* A new batch began: this CPU owes it a state; only one passed from now on counts. */
+static void note_new_batch(struct rcu_data *rdp, long cur)
+{
+	rdp->qs_pending = true;
+	rdp->passed_quiesc = false;
+	rdp->quiescbatch = cur;
+}
+
+/* In the IPI, on the forced CPU: interrupt exit notices the batch, then switches. */
+static void rcu_forced(void *arg)
+{
+	rcu_data[smp_processor_id()].softirq = true;
+	this_cpu()->need_resched = true;
+}
+
+/*
  * 2.6.16's force_quiescent_state(): reschedule this CPU, and once per
  * grace period every other CPU that still owes it a quiescent state.
  */
 static void force_quiescent_state(u32 self)
 {
+	struct rcu_data *rdp = &rcu_data[self];
 	struct cpumask owe;
 
-	this_cpu()->need_resched = true;
 	spin_lock(&rcp.lock);
+	if (!fqs_ipi_resched && rdp->quiescbatch != rcp.cur)
+		note_new_batch(rdp, rcp.cur);
+	this_cpu()->need_resched = true;
 	if (rcp.signaled || rcp.completed == rcp.cur) {
 		spin_unlock(&rcp.lock);
 		return;
@@ -132,9 +171,14 @@ static void force_quiescent_state(u32 self)
 	rcp.fqs_rounds++;
 	owe = rcp.cpumask;
 	spin_unlock(&rcp.lock);
-	for (u32 cpu = 0; cpu < nr_cpus; cpu++)
-		if (cpu != self && cpumask_test(&owe, cpu))
+	for (u32 cpu = 0; cpu < nr_cpus; cpu++) {
+		if (cpu == self || !cpumask_test(&owe, cpu))
+			continue;
+		if (fqs_ipi_resched)
 			smp_send_reschedule(cpu);
+		else
+			smp_call_function(cpu, rcu_forced, NULL, false);
+	}
 }
 
 void call_rcu(struct rcu_head *head, void (*func)(struct rcu_head *head))
@@ -186,10 +230,8 @@ static void cpu_quiet(u32 cpu)
 
 static void check_quiescent_state(u32 cpu, struct rcu_data *rdp)
 {
-	if (rdp->quiescbatch != rcp.cur) {      /* a new batch began: owe it a state */
-		rdp->qs_pending = true;
-		rdp->passed_quiesc = false;
-		rdp->quiescbatch = rcp.cur;
+	if (rdp->quiescbatch != rcp.cur) {
+		note_new_batch(rdp, rcp.cur);
 		return;
 	}
 	if (!rdp->qs_pending || !rdp->passed_quiesc)
@@ -198,6 +240,8 @@ static void check_quiescent_state(u32 cpu, struct rcu_data *rdp)
 	spin_lock(&rcp.lock);
 	if (rdp->quiescbatch == rcp.cur)
 		cpu_quiet(cpu);
+	if (!fqs_ipi_resched && policy->force_qs && rdp->quiescbatch != rcp.cur)
+		note_new_batch(rdp, rcp.cur);   /* we ended it and started the next */
 	spin_unlock(&rcp.lock);
 }
 
@@ -368,6 +412,11 @@ bool rcu_set_mode(const char *name)
 		return true;
 	}
 	return false;
+}
+
+u64 rcu_qhimark_value(void)
+{
+	return rcu_qhimark;
 }
 
 const char *rcu_mode_name(void)
