@@ -1,0 +1,72 @@
+/*
+ * swiotlb_slots.h - the bounce-buffer pool's slot allocator, as Linux's
+ * swiotlb has it (pure logic: the kernel and the host tests share it).
+ *
+ * The pool is cut into slabs of SWIOTLB_SLAB_SIZE (2 KiB) bytes, grouped in
+ * segments of SWIOTLB_SEGSIZE (128) slabs. A mapping takes a run of
+ * consecutive slabs that never crosses a segment boundary, so the largest
+ * mapping is one segment (256 KiB).
+ *
+ * The picture, one segment of 8 slabs for short (the real one has 128):
+ *
+ *   slab:     0  1  2  3  4  5  6  7
+ *   free[]:   2  1  0  0  0  4  3  2 ... 1     (after taking slabs 2-4)
+ *
+ * free[i] is the number of free slabs from i to the first used slab or the
+ * end of i's segment, whichever comes first; 0 means slab i is in use. So a
+ * run of n slabs fits at i exactly when free[i] >= n, and the allocator
+ * never has to look past one entry to decide.
+ *
+ * Invariants (checked by swiotlb_slots_check(), which the tests call after
+ * every step):
+ *   - free[i] == 0 for a used slab, and for a free one the count above;
+ *   - start[i] is true exactly at the first slab of each mapping, whose
+ *     length (nslabs[i]) and original buffer address (orig[i]) it keeps;
+ *   - used equals the number of used slabs, and peak >= used.
+ *
+ * Not thread-safe: the kernel wraps each pool in a spinlock.
+ */
+#ifndef SWIOTLB_SLOTS_H
+#define SWIOTLB_SLOTS_H
+
+#include "types.h"
+
+#define SWIOTLB_SLAB_SHIFT   11
+#define SWIOTLB_SLAB_SIZE    (1U << SWIOTLB_SLAB_SHIFT)        /* 2 KiB */
+#define SWIOTLB_SEGSIZE      128                               /* slabs per segment */
+#define SWIOTLB_MAX_MAPPING  (SWIOTLB_SEGSIZE * SWIOTLB_SLAB_SIZE)
+
+struct swiotlb_slots {
+	u32 nslabs;             /* a multiple of SWIOTLB_SEGSIZE */
+	u32 *free;              /* [nslabs], see above */
+	u32 *nslabs_at;         /* [nslabs]: a mapping's length, at its first slab */
+	u64 *orig;              /* [nslabs]: the original buffer, at the first slab */
+	u32 next;               /* where the next search starts (round robin) */
+	u32 used, peak;         /* slabs in use now, and at most so far */
+};
+
+/* The arrays needed for nslabs slabs, in bytes (one allocation for all three). */
+u64 swiotlb_slots_array_bytes(u32 nslabs);
+
+/*
+ * Set up s over nslabs slabs (rounded down to whole segments), with its
+ * arrays carved from mem (swiotlb_slots_array_bytes() bytes). Returns the
+ * number of slabs, 0 if fewer than one segment.
+ */
+u32 swiotlb_slots_init(struct swiotlb_slots *s, u32 nslabs, void *mem);
+
+/*
+ * Take a run for a mapping of size bytes (1..SWIOTLB_MAX_MAPPING) of the
+ * buffer at orig. Mappings of a page or more start on a page boundary
+ * (every other slab), as Linux does. Returns the first slab, or -1 if no
+ * run fits (the pool is full, or too fragmented).
+ */
+s64 swiotlb_slots_alloc(struct swiotlb_slots *s, u64 size, u64 orig);
+
+/* Give back the mapping that starts at slab first; false if none starts there. */
+bool swiotlb_slots_free(struct swiotlb_slots *s, u32 first);
+
+/* Check every invariant; NULL if all hold, else what is wrong (a static string). */
+const char *swiotlb_slots_check(const struct swiotlb_slots *s);
+
+#endif

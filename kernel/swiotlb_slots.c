@@ -1,0 +1,133 @@
+/*
+ * swiotlb_slots.c - the bounce-buffer slot allocator (see swiotlb_slots.h
+ * for the picture and the invariants).
+ *
+ * Allocation scans from s->next in steps of the alignment, wrapping once
+ * around the pool, for a slab whose free count covers the run; it zeroes
+ * the run's counts, then renumbers the free slabs just before it in the
+ * same segment, which now end at the run. Freeing writes the counts back,
+ * continuing those of the free slabs just after the run (within the
+ * segment), and renumbers the free slabs before it the same way: runs
+ * merge by arithmetic, not by lists.
+ */
+#include "swiotlb_slots.h"
+
+#define PAGE_SLABS (4096 / SWIOTLB_SLAB_SIZE)   /* slabs per 4 KiB page */
+
+static u32 segment_end(u32 i)
+{
+	return (i / SWIOTLB_SEGSIZE + 1) * SWIOTLB_SEGSIZE;
+}
+
+static bool segment_start(u32 i)
+{
+	return i % SWIOTLB_SEGSIZE == 0;
+}
+
+u64 swiotlb_slots_array_bytes(u32 nslabs)
+{
+	return (u64)nslabs * (sizeof(u32) + sizeof(u32) + sizeof(u64));
+}
+
+u32 swiotlb_slots_init(struct swiotlb_slots *s, u32 nslabs, void *mem)
+{
+	nslabs -= nslabs % SWIOTLB_SEGSIZE;
+	*s = (struct swiotlb_slots){ .nslabs = nslabs };
+	if (!nslabs)
+		return 0;
+	s->orig = mem;                          /* u64s first: mem's alignment suits them */
+	s->free = (u32 *)(s->orig + nslabs);
+	s->nslabs_at = s->free + nslabs;
+	for (u32 i = 0; i < nslabs; i++) {
+		s->free[i] = segment_end(i) - i;
+		s->nslabs_at[i] = 0;
+		s->orig[i] = 0;
+	}
+	return nslabs;
+}
+
+/* The free slabs just before slab i (same segment) now end at i: renumber them. */
+static void renumber_before(struct swiotlb_slots *s, u32 i, u32 count)
+{
+	while (i > 0 && !segment_start(i) && s->free[i - 1]) {
+		i--;
+		s->free[i] = ++count;
+	}
+}
+
+s64 swiotlb_slots_alloc(struct swiotlb_slots *s, u64 size, u64 orig)
+{
+	if (!s->nslabs || size == 0 || size > SWIOTLB_MAX_MAPPING)
+		return -1;
+	u32 n = (u32)((size + SWIOTLB_SLAB_SIZE - 1) >> SWIOTLB_SLAB_SHIFT);
+	u32 stride = size >= 4096 ? PAGE_SLABS : 1;
+	u32 start = s->next - s->next % stride;
+
+	for (u32 tried = 0; tried < s->nslabs; tried += stride) {
+		u32 i = (start + tried) % s->nslabs;
+		if (s->free[i] < n)
+			continue;
+		for (u32 j = i; j < i + n; j++)
+			s->free[j] = 0;
+		renumber_before(s, i, 0);
+		s->nslabs_at[i] = n;
+		s->orig[i] = orig;
+		s->used += n;
+		if (s->used > s->peak)
+			s->peak = s->used;
+		s->next = (i + n) % s->nslabs;
+		return i;
+	}
+	return -1;
+}
+
+bool swiotlb_slots_free(struct swiotlb_slots *s, u32 first)
+{
+	if (first >= s->nslabs || !s->nslabs_at[first])
+		return false;
+	u32 n = s->nslabs_at[first], end = first + n;
+	u32 count = end < segment_end(first) ? s->free[end] : 0;
+
+	for (u32 j = end; j-- > first;)
+		s->free[j] = ++count;
+	renumber_before(s, first, count);
+	s->nslabs_at[first] = 0;
+	s->orig[first] = 0;
+	s->used -= n;
+	return true;
+}
+
+const char *swiotlb_slots_check(const struct swiotlb_slots *s)
+{
+	u32 used = 0;
+
+	if (s->nslabs % SWIOTLB_SEGSIZE)
+		return "nslabs is not whole segments";
+	for (u32 i = 0; i < s->nslabs;) {
+		if (s->nslabs_at[i]) {          /* a mapping: all its slabs used, inside a segment */
+			u32 n = s->nslabs_at[i];
+			if (i + n > segment_end(i))
+				return "a mapping crosses a segment boundary";
+			for (u32 j = i; j < i + n; j++) {
+				if (s->free[j])
+					return "a slab of a mapping is counted free";
+				if (j > i && s->nslabs_at[j])
+					return "a mapping starts inside another";
+			}
+			used += n;
+			i += n;
+			continue;
+		}
+		if (!s->free[i])
+			return "a used slab belongs to no mapping";
+		u32 expect = (i + 1 == segment_end(i) || !s->free[i + 1]) ? 1 : s->free[i + 1] + 1;
+		if (s->free[i] != expect)
+			return "a free count is wrong";
+		i++;
+	}
+	if (used != s->used)
+		return "used does not match the mappings";
+	if (s->peak < s->used)
+		return "peak is below used";
+	return NULL;
+}
