@@ -1,7 +1,24 @@
 /*
- * swiotlb_slots.h - the bounce-buffer pool's slot allocator, as Linux's
- * swiotlb has it (pure logic: the kernel and the host tests share it).
+ * swiotlb_pool.h - the bounce-buffer pool's pure logic, shared by the
+ * kernel (kernel/swiotlb.c) and the host tests: where the pool lands (the
+ * policies of the 2005 story), and its slot allocator, as Linux's swiotlb
+ * has it.
  *
+ * Placement (swiotlb_place), on a struct bootmem, before the page
+ * allocator takes over; each policy is an order of nodes and a limit:
+ *
+ *   scan   (the fix merged in 2.6.14-rc5, Yasunori Goto): the boot CPU's
+ *          node, then the others by SLIT distance (ties: lower ID), each
+ *          below 4 GiB; the first that has room
+ *   force  placed like scan (and every mapping bounces, kernel/swiotlb.c)
+ *   rc4    2.6.14-rc4: the highest node first, no address limit (bootmem's
+ *          node lists had been reversed): above 4 GiB on a NUMA box
+ *   node0  the posted patch (Ravikiran Thirumalai): node 0 only, its low
+ *          memory (below 4 GiB), no fallback: fails when node 0 has no
+ *          memory, as on the article's memoryless-node machines
+ *   off    no pool
+ *
+ * Slots.
  * The pool is cut into slabs of SWIOTLB_SLAB_SIZE (2 KiB) bytes, grouped in
  * segments of SWIOTLB_SEGSIZE (128) slabs. A mapping takes a run of
  * consecutive slabs that never crosses a segment boundary, so the largest
@@ -26,10 +43,28 @@
  *
  * Not thread-safe: the kernel wraps each pool in a spinlock.
  */
-#ifndef SWIOTLB_SLOTS_H
-#define SWIOTLB_SLOTS_H
+#ifndef SWIOTLB_POOL_H
+#define SWIOTLB_POOL_H
 
+#include "bootmem.h"
+#include "param.h"
 #include "types.h"
+
+enum swiotlb_policy { SWIOTLB_SCAN, SWIOTLB_RC4, SWIOTLB_NODE0, SWIOTLB_FORCE, SWIOTLB_OFF };
+
+struct swiotlb_placement {
+	u64 base, size;         /* the pool, [base, base + size) */
+	int node;               /* the node it came from */
+	const char *failed;     /* NULL on success, else why (the contract's reason) */
+};
+
+/*
+ * Place a pool of size bytes by policy, taking it from bm; nr_nodes and
+ * distance describe the nodes, boot_node is where the boot CPU sits.
+ * Returns true with *out filled, or false with out->failed saying why.
+ */
+bool swiotlb_place(struct bootmem *bm, u32 nr_nodes, const u8 distance[MAX_NODES][MAX_NODES],
+		   u32 boot_node, enum swiotlb_policy policy, u64 size, struct swiotlb_placement *out);
 
 #define SWIOTLB_SLAB_SHIFT   11
 #define SWIOTLB_SLAB_SIZE    (1U << SWIOTLB_SLAB_SHIFT)        /* 2 KiB */

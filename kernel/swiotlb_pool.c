@@ -1,5 +1,5 @@
 /*
- * swiotlb_slots.c - the bounce-buffer slot allocator (see swiotlb_slots.h
+ * swiotlb_pool.c - the bounce-buffer slot allocator (see swiotlb_pool.h
  * for the picture and the invariants).
  *
  * Allocation scans from s->next in steps of the alignment, wrapping once
@@ -10,9 +10,71 @@
  * segment), and renumbers the free slabs before it the same way: runs
  * merge by arithmetic, not by lists.
  */
-#include "swiotlb_slots.h"
+#include "swiotlb_pool.h"
 
 #define PAGE_SLABS (4096 / SWIOTLB_SLAB_SIZE)   /* slabs per 4 KiB page */
+
+/* Nodes in scan order: boot_node first, then by distance from it, ties by ID. */
+static u32 scan_order(u32 nr_nodes, const u8 distance[MAX_NODES][MAX_NODES], u32 boot_node,
+		      u32 order[MAX_NODES])
+{
+	const u8 *from = distance[boot_node < nr_nodes ? boot_node : 0];
+	u32 n = 0;
+
+	if (boot_node < nr_nodes)
+		order[n++] = boot_node;
+	for (u32 node = 0; node < nr_nodes; node++) {
+		if (node == boot_node)
+			continue;
+		u32 at = n++;           /* insertion sort; strictly farther moves up, so ties keep ID order */
+		for (; at > 0 && order[at - 1] != boot_node && from[order[at - 1]] > from[node]; at--)
+			order[at] = order[at - 1];
+		order[at] = node;
+	}
+	return n;
+}
+
+bool swiotlb_place(struct bootmem *bm, u32 nr_nodes, const u8 distance[MAX_NODES][MAX_NODES],
+		   u32 boot_node, enum swiotlb_policy policy, u64 size, struct swiotlb_placement *out)
+{
+	u32 order[MAX_NODES], n = 0;
+	u64 limit = DMA32_LIMIT;
+
+	*out = (struct swiotlb_placement){ .size = size, .node = -1 };
+	switch (policy) {
+	case SWIOTLB_OFF:
+		out->failed = "no pool (swiotlb=off)";
+		return false;
+	case SWIOTLB_RC4:
+		for (u32 node = nr_nodes; node-- > 0;)
+			order[n++] = node;
+		limit = BOOTMEM_NO_LIMIT;
+		break;
+	case SWIOTLB_NODE0:
+		order[n++] = 0;
+		break;
+	case SWIOTLB_SCAN:
+	case SWIOTLB_FORCE:
+		n = scan_order(nr_nodes, distance, boot_node, order);
+		break;
+	}
+	for (u32 i = 0; i < n; i++) {
+		u64 pa = bootmem_alloc(bm, size, 4096, (int)order[i], limit);
+		if (pa) {
+			out->base = pa;
+			out->node = (int)order[i];
+			return true;
+		}
+	}
+	if (policy == SWIOTLB_NODE0)
+		out->failed = bootmem_free_bytes(bm, 0, BOOTMEM_NO_LIMIT) ? "node 0 has no room below 4 GiB"
+								      : "node 0 has no memory";
+	else if (policy == SWIOTLB_RC4)
+		out->failed = "no node has room";
+	else
+		out->failed = "no node has room below 4 GiB";
+	return false;
+}
 
 static u32 segment_end(u32 i)
 {

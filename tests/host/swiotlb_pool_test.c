@@ -1,5 +1,5 @@
 /*
- * swiotlb_slots_test.c - kernel/swiotlb_slots.c on the host: a fresh pool,
+ * swiotlb_slots_test.c - kernel/swiotlb_pool.c on the host: a fresh pool,
  * sizes to slabs, page alignment, segment edges, merging on free,
  * exhaustion and recovery, bad frees, and a random run checked against a
  * slab-by-slab model after every step.
@@ -8,10 +8,131 @@
 #include <string.h>
 
 #include "ktest.h"
-#include "swiotlb_slots.h"
+#include "swiotlb_pool.h"
 #include "host.h"
 
 #define SEG SWIOTLB_SEGSIZE
+#define MiB (1UL << 20)
+#define GiB (1UL << 30)
+
+/* --- placement -------------------------------------------------------------- */
+
+static struct bootmem *bm;
+static u8 dist[MAX_NODES][MAX_NODES];
+
+/* n nodes, 10 local and 20 remote, like QEMU without -numa dist. */
+static void flat_distances(u32 n)
+{
+	for (u32 a = 0; a < n; a++)
+		for (u32 b = 0; b < n; b++)
+			dist[a][b] = a == b ? 10 : 20;
+}
+
+static struct bootmem *story(void)
+{
+	if (!bm)
+		bm = calloc(1, sizeof(*bm));
+	bootmem_init(bm);
+	bootmem_add_memory(bm, 0, 3 * GiB, 1);
+	bootmem_add_memory(bm, 4 * GiB, 7 * GiB, 2);
+	bootmem_reserve(bm, 0, 1 * MiB);
+	bootmem_reserve(bm, 2 * MiB, 8 * MiB);
+	flat_distances(3);
+	return bm;
+}
+
+static void story_scan_lands_below_4g_on_node1(struct ktest *t)
+{
+	struct swiotlb_placement p;
+
+	/* The boot CPU is on node 0, which has no memory: the nearest is node 1. */
+	EXPECT_TRUE(t, swiotlb_place(story(), 3, dist, 0, SWIOTLB_SCAN, 64 * MiB, &p));
+	EXPECT_EQ(t, p.node, 1);
+	EXPECT_EQ(t, p.base, 3 * GiB - 64 * MiB);       /* top-down, below the hole */
+	EXPECT_LE(t, p.base + p.size, 4 * GiB);
+	EXPECT_EQ(t, bootmem_node_of(bm, p.base), 1);
+	EXPECT_TRUE(t, swiotlb_place(story(), 3, dist, 0, SWIOTLB_FORCE, 64 * MiB, &p));
+	EXPECT_EQ(t, p.node, 1);
+}
+
+static void story_rc4_lands_above_4g_on_node2(struct ktest *t)
+{
+	struct swiotlb_placement p;
+
+	EXPECT_TRUE(t, swiotlb_place(story(), 3, dist, 0, SWIOTLB_RC4, 64 * MiB, &p));
+	EXPECT_EQ(t, p.node, 2);
+	EXPECT_EQ(t, p.base, 7 * GiB - 64 * MiB);
+	EXPECT_GE(t, p.base, 4 * GiB);
+}
+
+static void story_node0_fails_on_a_memoryless_node(struct ktest *t)
+{
+	struct swiotlb_placement p;
+	u64 before = bootmem_free_bytes(story(), NODE_ANY, BOOTMEM_NO_LIMIT);
+
+	EXPECT_FALSE(t, swiotlb_place(bm, 3, dist, 0, SWIOTLB_NODE0, 64 * MiB, &p));
+	EXPECT_STREQ(t, p.failed, "node 0 has no memory");
+	EXPECT_EQ(t, bootmem_free_bytes(bm, NODE_ANY, BOOTMEM_NO_LIMIT), before);  /* nothing taken */
+	EXPECT_FALSE(t, swiotlb_place(bm, 3, dist, 0, SWIOTLB_OFF, 64 * MiB, &p));
+	EXPECT_STREQ(t, p.failed, "no pool (swiotlb=off)");
+}
+
+static void one_node_every_policy_below_4g(struct ktest *t)
+{
+	static const enum swiotlb_policy all[] = { SWIOTLB_SCAN, SWIOTLB_RC4, SWIOTLB_NODE0,
+						   SWIOTLB_FORCE };
+	struct swiotlb_placement p;
+
+	flat_distances(1);
+	for (u32 i = 0; i < ARRAY_SIZE(all); i++) {
+		bootmem_init(bm);
+		bootmem_add_memory(bm, 0, 512 * MiB, 0);
+		bootmem_reserve(bm, 0, 1 * MiB);
+		EXPECT_TRUE(t, swiotlb_place(bm, 1, dist, 0, all[i], 64 * MiB, &p));
+		EXPECT_EQ(t, p.node, 0);
+		EXPECT_LE(t, p.base + p.size, 4 * GiB);
+	}
+}
+
+/* Node 1 boots, has only high memory; node 3 is nearer than node 0 by SLIT. */
+static void scan_follows_slit_distance(struct ktest *t)
+{
+	struct swiotlb_placement p;
+
+	bootmem_init(bm);
+	bootmem_add_memory(bm, 0, 1 * GiB, 0);
+	bootmem_add_memory(bm, 4 * GiB, 5 * GiB, 1);
+	bootmem_add_memory(bm, 1 * GiB, 2 * GiB, 2);
+	bootmem_add_memory(bm, 2 * GiB, 3 * GiB, 3);
+	flat_distances(4);
+	dist[1][0] = 40, dist[1][2] = 30, dist[1][3] = 21;
+	EXPECT_TRUE(t, swiotlb_place(bm, 4, dist, 1, SWIOTLB_SCAN, 64 * MiB, &p));
+	EXPECT_EQ(t, p.node, 3);
+	dist[1][3] = 50;                        /* now node 2 is nearest */
+	EXPECT_TRUE(t, swiotlb_place(bm, 4, dist, 1, SWIOTLB_SCAN, 64 * MiB, &p));
+	EXPECT_EQ(t, p.node, 2);
+	dist[1][2] = 50, dist[1][0] = 60;       /* 2 and 3 tie at 50: the lower ID first */
+	EXPECT_TRUE(t, swiotlb_place(bm, 4, dist, 1, SWIOTLB_SCAN, 64 * MiB, &p));
+	EXPECT_EQ(t, p.node, 2);
+}
+
+static void nothing_fits(struct ktest *t)
+{
+	struct swiotlb_placement p;
+
+	bootmem_init(bm);
+	bootmem_add_memory(bm, 4 * GiB, 6 * GiB, 0);    /* node 0: only high memory */
+	flat_distances(1);
+	EXPECT_FALSE(t, swiotlb_place(bm, 1, dist, 0, SWIOTLB_SCAN, 64 * MiB, &p));
+	EXPECT_STREQ(t, p.failed, "no node has room below 4 GiB");
+	EXPECT_FALSE(t, swiotlb_place(bm, 1, dist, 0, SWIOTLB_NODE0, 64 * MiB, &p));
+	EXPECT_STREQ(t, p.failed, "node 0 has no room below 4 GiB");
+	EXPECT_TRUE(t, swiotlb_place(bm, 1, dist, 0, SWIOTLB_RC4, 64 * MiB, &p));  /* rc4 does not care */
+	EXPECT_FALSE(t, swiotlb_place(bm, 1, dist, 0, SWIOTLB_RC4, 4 * GiB, &p));
+	EXPECT_STREQ(t, p.failed, "no node has room");
+}
+
+/* --- slots ------------------------------------------------------------------- */
 
 static struct swiotlb_slots pool;
 static void *arrays;
@@ -207,7 +328,13 @@ static void random_run_matches_a_model(struct ktest *t)
 	EXPECT_LT(t, fails, 20000u);
 }
 
-static const struct ktest_case swiotlb_slots_cases[] = {
+static const struct ktest_case swiotlb_pool_cases[] = {
+	KTEST(story_scan_lands_below_4g_on_node1),
+	KTEST(story_rc4_lands_above_4g_on_node2),
+	KTEST(story_node0_fails_on_a_memoryless_node),
+	KTEST(one_node_every_policy_below_4g),
+	KTEST(scan_follows_slit_distance),
+	KTEST(nothing_fits),
 	KTEST(fresh_pool_is_whole_segments),
 	KTEST(sizes_round_up_to_slabs),
 	KTEST(page_sized_mappings_are_page_aligned),
@@ -219,4 +346,4 @@ static const struct ktest_case swiotlb_slots_cases[] = {
 	KTEST(random_run_matches_a_model),
 	{},
 };
-KTEST_SUITE(swiotlb_slots, swiotlb_slots_cases);
+KTEST_SUITE(swiotlb_pool, swiotlb_pool_cases);
