@@ -7,7 +7,7 @@
  *   consoles (serial) -> CPU tables (GDT, TSS, IDT) -> TSC clock
  *     -> boot information (copied, then parsed) -> command line
  *     -> memory map (sanitized) -> page tables -> framebuffer console
- *     -> ACPI tables -> NUMA nodes -> boot allocator -> page allocator, slab
+ *     -> ACPI tables -> NUMA nodes -> boot allocator -> swiotlb pool -> page allocator, slab
  *     -> local APIC, I/O APIC -> clocks -> scheduler -> tick -> other CPUs
  *     -> facts -> tests (test=) -> benchmarks (bench=) -> exit or halt
  *
@@ -37,6 +37,7 @@
 #include "serial.h"
 #include "smp.h"
 #include "storm.h"
+#include "swiotlb.h"
 #include "time.h"
 #include "torture.h"
 #include "trap.h"
@@ -170,6 +171,7 @@ void kernel_main(u64 magic, u64 info_phys)
 	acpi_init(&boot_info);
 	numa_init(&boot_memmap);
 	bootmem_setup(&boot_memmap, &boot_info);
+	swiotlb_init();                 /* from the boot allocator, before the page allocator takes it */
 	mm_init();
 
 	apic_init();

@@ -1,0 +1,140 @@
+/*
+ * dma.c - the DMA API over the direct map and the swiotlb (see dma.h).
+ *
+ * The decision, per mapping:
+ *
+ *   buffer within dma_mask, no swiotlb=force  -> its own physical address
+ *   otherwise                                 -> a bounce buffer (swiotlb_map)
+ *   bounce buffer beyond dma_mask             -> refused (unless the device
+ *                                                set dma_map_unreachable)
+ *
+ * Only direct-map and kernel-image addresses can be mapped: they are the
+ * ones whose physical address is virt - constant. A thread stack (vmalloc
+ * style, page by page) is refused, as Linux's DMA debugging refuses it.
+ */
+#include "dma.h"
+#include "page_alloc.h"
+#include "param.h"
+#include "printk.h"
+#include "vm.h"
+
+static bool reachable(u64 mask, u64 addr, u64 size)
+{
+	return size && addr + size - 1 >= addr && addr + size - 1 <= mask;
+}
+
+static bool linear(const void *va)
+{
+	u64 v = (u64)va;
+
+	return v >= KERNEL_VMA || (v >= PAGE_OFFSET && v < STACK_AREA);
+}
+
+static dma_addr_t refuse(struct device *dev)
+{
+	__atomic_fetch_add(&dev->stats.errors, 1, __ATOMIC_RELAXED);
+	return DMA_MAPPING_ERROR;
+}
+
+dma_addr_t dma_map_single(struct device *dev, void *cpu_addr, u64 size,
+			  enum dma_data_direction dir)
+{
+	if (!size || !linear(cpu_addr)) {
+		pr_err("dma: %s: cannot map %p (%llu bytes): not in the direct map or the kernel "
+		       "image\n", dev->name, cpu_addr, (unsigned long long)size);
+		return refuse(dev);
+	}
+	u64 pa = virt_to_phys(cpu_addr);
+
+	if (!swiotlb_force() && reachable(dev->dma_mask, pa, size)) {
+		__atomic_fetch_add(&dev->stats.mappings, 1, __ATOMIC_RELAXED);
+		return pa;
+	}
+
+	u64 base, end;
+	int node;
+	if (!swiotlb_pool_range(&base, &end, &node)) {
+		pr_err("dma: %s: 0x%llx (%llu bytes) is beyond its mask 0x%llx and there is no "
+		       "bounce pool (swiotlb=%s)\n", dev->name, (unsigned long long)pa,
+		       (unsigned long long)size, (unsigned long long)dev->dma_mask,
+		       swiotlb_policy_name(swiotlb_policy()));
+		return refuse(dev);
+	}
+	if (!reachable(dev->dma_mask, base, end - base) && !dev->dma_map_unreachable) {
+		pr_err("dma: %s: bounce buffer is not DMA'ble: the pool 0x%llx-0x%llx is beyond "
+		       "the mask 0x%llx (swiotlb=%s)\n", dev->name, (unsigned long long)base,
+		       (unsigned long long)end, (unsigned long long)dev->dma_mask,
+		       swiotlb_policy_name(swiotlb_policy()));
+		return refuse(dev);
+	}
+	u64 bounce = swiotlb_map(pa, size, dir);
+	if (bounce == ~0UL)
+		return refuse(dev);
+	__atomic_fetch_add(&dev->stats.mappings, 1, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&dev->stats.bounces, 1, __ATOMIC_RELAXED);
+	return bounce;
+}
+
+void dma_unmap_single(struct device *dev, dma_addr_t addr, u64 size, enum dma_data_direction dir)
+{
+	if (is_swiotlb_buffer(addr))
+		swiotlb_unmap(addr, size, dir);
+}
+
+void dma_sync_single_for_cpu(struct device *dev, dma_addr_t addr, u64 size,
+			     enum dma_data_direction dir)
+{
+	if (is_swiotlb_buffer(addr))
+		swiotlb_sync_for_cpu(addr, size, dir);
+}
+
+void dma_sync_single_for_device(struct device *dev, dma_addr_t addr, u64 size,
+				enum dma_data_direction dir)
+{
+	if (is_swiotlb_buffer(addr))
+		swiotlb_sync_for_device(addr, size, dir);
+}
+
+bool dma_mapping_error(struct device *dev, dma_addr_t addr)
+{
+	return addr == DMA_MAPPING_ERROR;
+}
+
+static unsigned order_of(u64 size)
+{
+	unsigned order = 0;
+
+	while ((PAGE_SIZE << order) < size)
+		order++;
+	return order;
+}
+
+void *dma_alloc_coherent(struct device *dev, u64 size, dma_addr_t *handle)
+{
+	unsigned order = order_of(size);
+	unsigned flags = ALLOC_ZERO | (dev->coherent_dma_mask <= DMA_BIT_MASK(32) ? ALLOC_DMA32 : 0);
+	struct page *p = size ? alloc_pages(order, dev->node, flags) : NULL;
+
+	if (!p) {
+		pr_err("dma: %s: no memory for a coherent buffer of %llu bytes\n", dev->name,
+		       (unsigned long long)size);
+		refuse(dev);
+		return NULL;
+	}
+	u64 pa = page_to_phys(p);
+	if (!reachable(dev->coherent_dma_mask, pa, PAGE_SIZE << order)) {
+		pr_err("dma: %s: coherent buffer at 0x%llx is beyond its mask 0x%llx\n", dev->name,
+		       (unsigned long long)pa, (unsigned long long)dev->coherent_dma_mask);
+		free_pages(p, order);
+		refuse(dev);
+		return NULL;
+	}
+	*handle = pa;
+	return page_address(p);
+}
+
+void dma_free_coherent(struct device *dev, u64 size, void *cpu_addr, dma_addr_t handle)
+{
+	if (cpu_addr)
+		free_pages(phys_to_page(handle), order_of(size));
+}
