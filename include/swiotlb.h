@@ -69,4 +69,8 @@ void swiotlb_get_stats(struct swiotlb_stats *out);
  */
 bool swiotlb_place_what_if(enum swiotlb_policy p, u64 size, struct swiotlb_placement *out);
 
+/* Free bytes of node (NODE_ANY: all) below max_addr, as the pool found the boot allocator. */
+u64 swiotlb_boot_free_bytes(int node, u64 max_addr);
+u64 swiotlb_size(void);                 /* swiotlb.size= */
+
 #endif

@@ -52,6 +52,11 @@ enum swiotlb_policy swiotlb_policy(void)
 	return (enum swiotlb_policy)policy_arg;
 }
 
+u64 swiotlb_size(void)
+{
+	return pool_bytes;
+}
+
 bool swiotlb_force(void)
 {
 	return pool.ready && policy_arg == SWIOTLB_FORCE;
@@ -67,6 +72,11 @@ bool swiotlb_place_what_if(enum swiotlb_policy p, u64 size, struct swiotlb_place
 	bool ok = swiotlb_place(&scratch, numa.nr_nodes, numa.distance, numa.cpu_node[0], p, size, out);
 	spin_unlock(&scratch_lock);
 	return ok;
+}
+
+u64 swiotlb_boot_free_bytes(int node, u64 max_addr)
+{
+	return bootmem_free_bytes(&before_pool, node, max_addr);
 }
 
 void swiotlb_init(void)
