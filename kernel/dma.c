@@ -138,3 +138,67 @@ void dma_free_coherent(struct device *dev, u64 size, void *cpu_addr, dma_addr_t 
 	if (cpu_addr)
 		free_pages(phys_to_page(handle), order_of(size));
 }
+
+/* --- benchmarks ------------------------------------------------------------------- */
+
+#include "bench.h"
+#include "format.h"
+#include "kstring.h"
+#include "time.h"
+
+#define BENCH_ROUNDS 2000
+
+static struct device bench_dev64 = { .name = "bench-dma64", .dma_mask = DMA_BIT_MASK(64),
+				     .coherent_dma_mask = DMA_BIT_MASK(64), .node = NODE_ANY };
+
+/*
+ * Per size: a bounced map+unmap (both copies, BIDIRECTIONAL), a mapping
+ * that needs no bounce (unless swiotlb=force), and the bounce against the
+ * two memcpy() calls it makes, as a ratio: the rest is bookkeeping.
+ */
+static void bench_dma_map(const struct bench *b)
+{
+	static const u32 sizes[] = { 64, 4096, 65536 };
+	u64 base, end;
+	int node;
+
+	if (!swiotlb_pool_range(&base, &end, &node))
+		return;
+	struct page *pg = alloc_pages(4, NODE_ANY, ALLOC_ZERO);         /* 64 KiB */
+	if (!pg)
+		return;
+	void *buf = page_address(pg);
+	u64 pa = page_to_phys(pg);
+	for (u32 i = 0; i < ARRAY_SIZE(sizes); i++) {
+		char suffix[40];
+		u64 start = ktime_ns(), bounced, direct, copy;
+
+		for (u32 r = 0; r < BENCH_ROUNDS; r++) {
+			u64 a = swiotlb_map(pa, sizes[i], DMA_BIDIRECTIONAL);
+			if (a == ~0UL)
+				break;
+			swiotlb_unmap(a, sizes[i], DMA_BIDIRECTIONAL);
+		}
+		bounced = (ktime_ns() - start) / BENCH_ROUNDS;
+		start = ktime_ns();
+		for (u32 r = 0; r < BENCH_ROUNDS; r++) {
+			dma_addr_t a = dma_map_single(&bench_dev64, buf, sizes[i], DMA_BIDIRECTIONAL);
+			dma_unmap_single(&bench_dev64, a, sizes[i], DMA_BIDIRECTIONAL);
+		}
+		direct = (ktime_ns() - start) / BENCH_ROUNDS;
+		start = ktime_ns();
+		for (u32 r = 0; r < BENCH_ROUNDS; r++) {
+			memcpy(phys_to_virt(base), buf, sizes[i]);
+			memcpy(buf, phys_to_virt(base), sizes[i]);
+		}
+		copy = (ktime_ns() - start) / BENCH_ROUNDS;
+		snprintf(suffix, sizeof(suffix), "_bounce_%u", sizes[i]);
+		bench_report(b, suffix, bounced * 1000, "ns");
+		snprintf(suffix, sizeof(suffix), "_direct_%u", sizes[i]);
+		bench_report(b, suffix, direct * 1000, "ns");
+		snprintf(suffix, sizeof(suffix), "_bounce_%u_vs_memcpy", sizes[i]);
+		bench_report(b, suffix, copy ? bounced * 1000 / copy : 0, "ratio");
+	}
+	free_pages(pg, 4);
+}
+BENCH(dma_map_unmap, bench_dma_map);

@@ -209,6 +209,20 @@ static void high_buffer_bounces_each_way_or_is_refused(struct ktest *t)
 		dma_addr_t a = dma_map_single(&dev32, buf, LEN, DMA_TO_DEVICE);
 		EXPECT_TRUE(t, dma_mapping_error(&dev32, a));
 		EXPECT_EQ(t, dev32.stats.errors, errors + 1);
+		/* The test option hands out the unreachable bounce buffer anyway (rc4). */
+		u64 base, end;
+		int node;
+		if (swiotlb_pool_range(&base, &end, &node)) {
+			struct device reckless = dev32;
+			reckless.name = "test-dma32-unreachable";
+			reckless.dma_map_unreachable = true;
+			fill(buf, LEN, 9);
+			a = dma_map_single(&reckless, buf, LEN, DMA_TO_DEVICE);
+			ASSERT_FALSE(t, dma_mapping_error(&reckless, a));
+			EXPECT_GT(t, a + LEN - 1, reckless.dma_mask);   /* what the device cannot reach */
+			EXPECT_TRUE(t, filled(phys_to_virt(a), LEN, 9));
+			dma_unmap_single(&reckless, a, LEN, DMA_TO_DEVICE);
+		}
 		free_pages(pg, 0);
 		return;
 	}
