@@ -29,6 +29,8 @@ enum {
 	VEC_UD = 6, VEC_NM = 7, VEC_DF = 8, VEC_TS = 10, VEC_NP = 11, VEC_SS = 12,
 	VEC_GP = 13, VEC_PF = 14, VEC_MF = 16, VEC_AC = 17, VEC_MC = 18, VEC_XM = 19,
 	VEC_FIRST_IRQ = 32,
+	VEC_DEVICE_FIRST = 0x50,        /* MSI, MSI-X and routed INTx: 0x50-0xdf */
+	VEC_DEVICE_LAST = 0xdf,
 };
 
 typedef void (*trap_handler_t)(struct trap_frame *f);
@@ -40,6 +42,9 @@ void trap_load_idt(void);
 
 /* Route vector (>= 32) to handler; NULL restores "unexpected interrupt". */
 void trap_set_handler(unsigned vector, trap_handler_t handler);
+
+/* A free device vector, now routed to handler; -1 if none is left. */
+int trap_alloc_vector(trap_handler_t handler);
 
 /* "page fault", "general protection", ... or "interrupt" for vectors >= 32. */
 const char *trap_name(unsigned vector);

@@ -36,6 +36,7 @@
 #include "sched.h"
 #include "serial.h"
 #include "smp.h"
+#include "pci.h"
 #include "storm.h"
 #include "swiotlb.h"
 #include "time.h"
@@ -183,6 +184,7 @@ void kernel_main(u64 magic, u64 info_phys)
 	timer_init_cpu();
 	sti();
 	smp_boot();
+	pci_init();
 	print_facts();
 
 	int failures = 0;

@@ -21,6 +21,7 @@
  * "returns" into kjmp_resume on the catcher's stack.
  */
 #include "trap.h"
+#include "spinlock.h"
 #include "cpu.h"
 #include "panic.h"
 #include "percpu.h"
@@ -133,6 +134,24 @@ void trap_set_handler(unsigned vector, trap_handler_t handler)
 {
 	if (vector >= VEC_FIRST_IRQ && vector < 256)
 		handlers[vector] = handler;
+}
+
+int trap_alloc_vector(trap_handler_t handler)
+{
+	static struct spinlock lock = SPINLOCK_INIT("vectors");
+	int found = -1;
+
+	spin_lock(&lock);
+	for (unsigned v = VEC_DEVICE_FIRST; v <= VEC_DEVICE_LAST; v++)
+		if (!handlers[v]) {
+			handlers[v] = handler;
+			found = (int)v;
+			break;
+		}
+	spin_unlock(&lock);
+	if (found < 0)
+		pr_warn("trap: no free device vector\n");
+	return found;
 }
 
 /* Send the fault back to the innermost fault_catch(). */

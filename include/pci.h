@@ -1,0 +1,76 @@
+/*
+ * pci.h - PCI: configuration space, enumeration, BARs, capabilities, MSI
+ * and MSI-X.
+ *
+ * Configuration space is 256 bytes per function through mechanism #1
+ * (ports 0xcf8/0xcfc, every PC), or 4 KiB through ECAM, the memory window
+ * the ACPI MCFG table gives (q35): bus b, device d, function f sit at
+ * base + (b << 20 | d << 15 | f << 12). pci_init() walks bus 0, every
+ * function of every device, and the buses behind bridges, records each
+ * function with its BARs (sized by writing all ones) and prints one line
+ * per function and per BAR:
+ *
+ *   pci: 00:03.0 [1234:11e8] class 00ff rev 10 irq A/11 caps msi,pcie
+ *   pci: 00:03.0 BAR0 mem32 0xfea00000 size 1M
+ *
+ * Interrupts: pci_enable_msix()/pci_enable_msi() send a vector to one CPU
+ * (the message is an APIC write: address 0xfee00000 | apic_id << 12, data
+ * = vector). Without either, drivers poll.
+ */
+#ifndef PCI_H
+#define PCI_H
+
+#include "dma.h"
+#include "trap.h"
+#include "types.h"
+
+#define PCI_MAX_DEVICES 64
+
+#define PCI_CAP_MSI     0x05
+#define PCI_CAP_VENDOR  0x09
+#define PCI_CAP_PCIE    0x10
+#define PCI_CAP_MSIX    0x11
+
+struct pci_bar {
+	u64 base, size;         /* size 0: not implemented */
+	bool io, is64, prefetch;
+	void *va;               /* pci_map_bar(): mapped uncached */
+};
+
+struct pci_dev {
+	u8 bus, slot, fn;
+	u16 vendor, device;
+	u8 class_code, subclass, prog_if, revision;
+	u8 header_type;         /* 0 device, 1 bridge */
+	u8 irq_pin, irq_line;   /* INTA..INTD as 1..4 (0: none); the firmware's line */
+	struct pci_bar bar[6];
+	u8 cap_msi, cap_msix;   /* config offsets, 0 if absent */
+	struct device dma;      /* the DMA API's view: name, masks, node */
+	char name[16];          /* "00:03.0" */
+};
+
+void pci_init(void);
+
+/* The index-th function with vendor:device, or NULL. */
+struct pci_dev *pci_find(u16 vendor, u16 device, u32 index);
+
+u32 pci_read32(const struct pci_dev *d, u32 off);
+u16 pci_read16(const struct pci_dev *d, u32 off);
+u8 pci_read8(const struct pci_dev *d, u32 off);
+void pci_write32(const struct pci_dev *d, u32 off, u32 v);
+void pci_write16(const struct pci_dev *d, u32 off, u16 v);
+
+/* The next capability with this ID after offset from (0: the first); 0 if none. */
+u8 pci_find_cap(const struct pci_dev *d, u8 id, u8 from);
+
+/* Map a memory BAR uncached; NULL (said) if it is absent, I/O, or cannot be mapped. */
+void *pci_map_bar(struct pci_dev *d, int bar);
+
+/* Memory decoding and bus mastering on (and INTx off when msi is true). */
+void pci_enable(struct pci_dev *d, bool msi);
+
+/* MSI-X table entry `entry`, or MSI, delivering vector to cpu; false if the device has none. */
+bool pci_enable_msix(struct pci_dev *d, u32 entry, u8 vector, u32 cpu);
+bool pci_enable_msi(struct pci_dev *d, u8 vector, u32 cpu);
+
+#endif
