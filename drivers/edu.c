@@ -1,0 +1,129 @@
+/*
+ * edu.c - a driver for QEMU's edu device (see edu.h): probe, MSI, DMA.
+ *
+ * The DMA waits by polling the command register's start bit, yielding the
+ * CPU meanwhile; the completion interrupt (command bit 4) is counted, so
+ * the tests can check that MSI works, but nothing depends on it.
+ */
+#include "edu.h"
+#include "apic.h"
+#include "percpu.h"
+#include "printk.h"
+#include "sched.h"
+#include "time.h"
+
+#define EDU_IDENT       0x00
+#define EDU_LIVENESS    0x04
+#define EDU_IRQ_STATUS  0x24
+#define EDU_IRQ_RAISE   0x60
+#define EDU_IRQ_ACK     0x64
+#define EDU_DMA_SRC     0x80
+#define EDU_DMA_DST     0x88
+#define EDU_DMA_COUNT   0x90
+#define EDU_DMA_CMD     0x98
+#define EDU_CMD_START   1
+#define EDU_CMD_TO_RAM  2
+#define EDU_CMD_IRQ     4
+#define EDU_DMA_TIMEOUT_NS (2000UL * 1000 * 1000)
+
+static struct edu edu;
+static bool probed;
+
+u32 edu_read32(struct edu *e, u32 reg)
+{
+	return *(volatile u32 *)(e->mmio + reg);
+}
+
+void edu_write32(struct edu *e, u32 reg, u32 v)
+{
+	*(volatile u32 *)(e->mmio + reg) = v;
+}
+
+static void edu_write64(struct edu *e, u32 reg, u64 v)
+{
+	*(volatile u64 *)(e->mmio + reg) = v;
+}
+
+static u64 edu_read64(struct edu *e, u32 reg)
+{
+	return *(volatile u64 *)(e->mmio + reg);
+}
+
+static void edu_interrupt(struct trap_frame *f)
+{
+	u32 status = edu_read32(&edu, EDU_IRQ_STATUS);
+
+	edu.last_irq_status = status;
+	edu_write32(&edu, EDU_IRQ_ACK, status);
+	__atomic_fetch_add(&edu.irqs, 1, __ATOMIC_RELEASE);
+	apic_eoi();
+}
+
+static bool probe(void)
+{
+	struct pci_dev *d = pci_find(0x1234, 0x11e8, 0);
+
+	if (!d)
+		return false;
+	edu.pci = d;
+	edu.vector = -1;
+	edu.mmio = pci_map_bar(d, 0);
+	if (!edu.mmio)
+		return false;
+	u32 id = edu_read32(&edu, EDU_IDENT);
+	if ((id & 0xff) != 0xed) {
+		pr_warn("edu: %s: identification 0x%08x is not 0xRRrr00ed; not used\n", d->name, id);
+		return false;
+	}
+	edu_write32(&edu, EDU_LIVENESS, 0x12345678);
+	if (edu_read32(&edu, EDU_LIVENESS) != ~0x12345678u) {
+		pr_warn("edu: %s: liveness check failed; not used\n", d->name);
+		return false;
+	}
+	int v = trap_alloc_vector(edu_interrupt);
+	pci_enable(d, v >= 0);
+	if (v >= 0 && pci_enable_msi(d, (u8)v, smp_processor_id()))
+		edu.vector = v;
+	pr_info("edu: %s version %u.%u, DMA buffer at 0x%x, %s\n", d->name, id >> 24,
+		(id >> 16) & 0xff, EDU_BUFFER, edu.vector >= 0 ? "MSI" : "polling");
+	return true;
+}
+
+struct edu *edu_get(void)
+{
+	static bool usable;
+
+	if (!probed) {
+		probed = true;
+		usable = probe();
+	}
+	return usable ? &edu : NULL;
+}
+
+void edu_raise_irq(struct edu *e, u32 status)
+{
+	edu_write32(e, EDU_IRQ_RAISE, status);
+}
+
+bool edu_dma(struct edu *e, dma_addr_t ram, u32 off, u32 len, bool to_ram)
+{
+	if (!len || len > EDU_DMA_MAX || off + len > EDU_BUFFER_SIZE) {
+		pr_err("edu: DMA of %u bytes at buffer offset %u does not fit the device buffer\n",
+		       len, off);
+		return false;
+	}
+	edu_write64(e, EDU_DMA_SRC, to_ram ? EDU_BUFFER + off : ram);
+	edu_write64(e, EDU_DMA_DST, to_ram ? ram : EDU_BUFFER + off);
+	edu_write64(e, EDU_DMA_COUNT, len);
+	edu_write64(e, EDU_DMA_CMD, EDU_CMD_START | (to_ram ? EDU_CMD_TO_RAM : 0) |
+		    (e->vector >= 0 ? EDU_CMD_IRQ : 0));
+	u64 deadline = ktime_ns() + EDU_DMA_TIMEOUT_NS;
+	while (edu_read64(e, EDU_DMA_CMD) & EDU_CMD_START) {
+		if (ktime_ns() > deadline) {
+			pr_err("edu: DMA did not finish in %lu ms\n", EDU_DMA_TIMEOUT_NS / 1000000);
+			return false;
+		}
+		yield();
+	}
+	return true;
+}

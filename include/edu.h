@@ -1,0 +1,51 @@
+/*
+ * edu.h - QEMU's educational PCI device (1234:11e8), used here as a device
+ * whose DMA mask the hardware itself enforces.
+ *
+ * Started with -device edu,dma_mask=0xffffffff, the device truncates every
+ * DMA address to 32 bits (QEMU prints "EDU: clamping DMA ..." and uses the
+ * low alias). Its DMA engine copies up to a page between RAM and a 4 KiB
+ * buffer inside the device, at device address EDU_BUFFER, and finishes
+ * about 100 ms of virtual time later. Registers (BAR0, 32-bit accesses
+ * below 0x80): 0x00 identification (0xRRrr00ed), 0x04 liveness (reads back
+ * inverted), 0x24/0x60/0x64 interrupt status/raise/acknowledge, 0x80 DMA
+ * source, 0x88 destination, 0x90 count, 0x98 command (1 start, 2 to RAM,
+ * 4 interrupt when done).
+ */
+#ifndef EDU_H
+#define EDU_H
+
+#include "dma.h"
+#include "pci.h"
+#include "types.h"
+
+#define EDU_BUFFER      0x40000         /* device address of its DMA buffer */
+#define EDU_BUFFER_SIZE 4096
+#define EDU_DMA_MAX     4000            /* QEMU aborts on a transfer leaving the buffer */
+
+struct edu {
+	struct pci_dev *pci;
+	volatile u8 *mmio;
+	int vector;                     /* MSI vector, -1 if polling */
+	u32 irqs;                       /* interrupts taken */
+	u32 last_irq_status;
+};
+
+/* The first edu device, probed (identification, liveness) and with MSI on; NULL if none. */
+struct edu *edu_get(void);
+
+u32 edu_read32(struct edu *e, u32 reg);
+void edu_write32(struct edu *e, u32 reg, u32 v);
+
+/* Raise the device's interrupt with this status value (it acknowledges it in the handler). */
+void edu_raise_irq(struct edu *e, u32 status);
+
+/*
+ * One DMA between RAM address ram (as the device is given it) and the
+ * device buffer at offset off, len bytes (<= EDU_DMA_MAX); to_ram: from the
+ * device into RAM. Waits for the engine; false on a bad request or a
+ * timeout (said).
+ */
+bool edu_dma(struct edu *e, dma_addr_t ram, u32 off, u32 len, bool to_ram);
+
+#endif

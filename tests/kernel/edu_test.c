@@ -1,0 +1,179 @@
+/*
+ * edu_test.c - the 2005 swiotlb bug on a device that really cannot reach
+ * past 32 bits: QEMU's edu with dma_mask=0xffffffff (see edu.h).
+ *
+ * With a pool below 4 GiB (scan, force) a buffer above 4 GiB travels to
+ * the device and back intact through bounce buffers. With the pool above
+ * 4 GiB (rc4) the DMA API refuses; with its map-anyway test option the
+ * device is handed the pool's address, truncates it, and reads the low
+ * alias instead: the data that arrives is not the buffer's but whatever
+ * lies at addr & 0xffffffff. Only the read direction is replayed: a write
+ * to the low alias would land on memory the kernel owns, which is exactly
+ * the corruption of 2005, and not something a test should do.
+ */
+#include "dma.h"
+#include "edu.h"
+#include "kstring.h"
+#include "ktest.h"
+#include "numa.h"
+#include "page_alloc.h"
+#include "sched.h"
+#include "swiotlb.h"
+#include "time.h"
+#include "vm.h"
+
+#define LEN 3000
+
+#define NEED_EDU(t, e)                                                                  \
+	struct edu *e = edu_get();                                                      \
+	if (!e)                                                                         \
+		KTEST_SKIP(t, "no usable edu device (-device edu,dma_mask=0xffffffff)")
+
+static void identification_and_liveness(struct ktest *t)
+{
+	NEED_EDU(t, e);
+	EXPECT_EQ(t, edu_read32(e, 0x00) & 0xff, 0xed);
+	edu_write32(e, 0x04, 0xcafe0001);
+	EXPECT_EQ(t, edu_read32(e, 0x04), ~0xcafe0001u);
+}
+
+static void msi_interrupt_arrives(struct ktest *t)
+{
+	NEED_EDU(t, e);
+	if (e->vector < 0)
+		KTEST_SKIP(t, "no MSI: polling");
+	u32 before = __atomic_load_n(&e->irqs, __ATOMIC_ACQUIRE);
+	u64 deadline = ktime_ns() + 1000000000UL;
+
+	edu_raise_irq(e, 0x5a);
+	while (__atomic_load_n(&e->irqs, __ATOMIC_ACQUIRE) == before && ktime_ns() < deadline)
+		yield();
+	EXPECT_EQ(t, __atomic_load_n(&e->irqs, __ATOMIC_ACQUIRE), before + 1);
+	EXPECT_EQ(t, e->last_irq_status, 0x5a);
+	EXPECT_EQ(t, edu_read32(e, 0x24), 0);   /* acknowledged */
+}
+
+static struct page *page_above_4g(void)
+{
+	for (u32 node = 0; node < numa.nr_nodes; node++) {
+		struct page *p = alloc_pages(0, (int)node, ALLOC_THISNODE);
+		if (!p)
+			continue;
+		if (page_to_phys(p) >= DMA32_LIMIT)
+			return p;
+		free_pages(p, 0);
+	}
+	return NULL;
+}
+
+static void fill(u8 *p, u32 n, u8 seed)
+{
+	for (u32 i = 0; i < n; i++)
+		p[i] = (u8)(seed ^ (i * 13));
+}
+
+static bool filled(const u8 *p, u32 n, u8 seed)
+{
+	for (u32 i = 0; i < n; i++)
+		if (p[i] != (u8)(seed ^ (i * 13)))
+			return false;
+	return true;
+}
+
+static bool pool_below_4g(void)
+{
+	u64 base, end;
+	int node;
+
+	return swiotlb_pool_range(&base, &end, &node) && end <= DMA32_LIMIT;
+}
+
+/* High buffer -> device -> another high buffer, through the DMA API. */
+static void high_buffers_round_trip(struct ktest *t)
+{
+	NEED_EDU(t, e);
+	struct page *src = page_above_4g(), *dst = page_above_4g();
+	if (!src || !dst) {
+		if (src)
+			free_pages(src, 0);
+		if (dst)
+			free_pages(dst, 0);
+		KTEST_SKIP(t, "no free memory above 4 GiB");
+	}
+	struct device *dev = &e->pci->dma;
+	u8 *in = page_address(src), *out = page_address(dst);
+	u64 bounces = dev->stats.bounces;
+
+	fill(in, LEN, 0x3c);
+	memset(out, 0, LEN);
+	dma_addr_t a = dma_map_single(dev, in, LEN, DMA_TO_DEVICE);
+	if (!pool_below_4g()) {
+		/* rc4 above 4 GiB, node0 failed, off: the API refuses, nothing moves. */
+		EXPECT_TRUE(t, dma_mapping_error(dev, a));
+		goto out;
+	}
+	ASSERT_FALSE(t, dma_mapping_error(dev, a));
+	EXPECT_LE(t, a + LEN, DMA32_LIMIT);
+	EXPECT_TRUE(t, edu_dma(e, a, 0, LEN, false));
+	dma_unmap_single(dev, a, LEN, DMA_TO_DEVICE);
+	dma_addr_t b = dma_map_single(dev, out, LEN, DMA_FROM_DEVICE);
+	ASSERT_FALSE(t, dma_mapping_error(dev, b));
+	EXPECT_TRUE(t, edu_dma(e, b, 0, LEN, true));
+	dma_unmap_single(dev, b, LEN, DMA_FROM_DEVICE);
+	EXPECT_TRUE(t, filled(out, LEN, 0x3c));         /* intact */
+	EXPECT_EQ(t, dev->stats.bounces, bounces + 2);  /* both ways bounced */
+	ktest_log(t, "%u bytes each way through bounce buffers at 0x%llx and 0x%llx", LEN,
+		  (unsigned long long)a, (unsigned long long)b);
+out:
+	free_pages(src, 0);
+	free_pages(dst, 0);
+}
+
+/* rc4 plus the map-anyway option: the device reads the low alias. */
+static void rc4_device_reads_the_truncated_address(struct ktest *t)
+{
+	NEED_EDU(t, e);
+	u64 base, end;
+	int node;
+	if (!swiotlb_pool_range(&base, &end, &node) || end <= DMA32_LIMIT)
+		KTEST_SKIP(t, "the pool is below 4 GiB (swiotlb=rc4 shows the bug)");
+	struct page *src = page_above_4g();
+	struct page *back = alloc_pages(0, NODE_ANY, ALLOC_DMA32 | ALLOC_ZERO);
+	ASSERT_TRUE(t, src && back);
+	struct device reckless = e->pci->dma;
+	reckless.dma_map_unreachable = true;
+	u8 *in = page_address(src), *got = page_address(back);
+
+	fill(in, LEN, 0xa5);
+	dma_addr_t a = dma_map_single(&reckless, in, LEN, DMA_TO_DEVICE);
+	ASSERT_FALSE(t, dma_mapping_error(&reckless, a));
+	EXPECT_GT(t, a, DMA32_LIMIT - 1);                       /* handed an unreachable address */
+	EXPECT_TRUE(t, filled(phys_to_virt(a), LEN, 0xa5));     /* the bounce buffer is right... */
+	EXPECT_TRUE(t, edu_dma(e, a, 0, LEN, false));           /* ...the device reads a & 0xffffffff */
+	dma_unmap_single(&reckless, a, LEN, DMA_TO_DEVICE);
+	/* Bring the device's buffer back into memory it can reach: no bounce. */
+	EXPECT_TRUE(t, edu_dma(e, page_to_phys(back), 0, LEN, true));
+	u64 alias = a & 0xffffffffUL;
+	EXPECT_FALSE(t, filled(got, LEN, 0xa5));                /* the pattern is missing */
+	if (vm_mapped((u64)phys_to_virt(alias)) && vm_mapped((u64)phys_to_virt(alias + LEN - 1))) {
+		/* The alias is RAM (story under SeaBIOS): what arrived is exactly its bytes. */
+		EXPECT_EQ(t, memcmp(got, phys_to_virt(alias), LEN), 0);
+		ktest_log(t, "bounce buffer 0x%llx, the device read RAM at 0x%llx instead",
+			  (unsigned long long)a, (unsigned long long)alias);
+	} else {
+		/* The alias is no RAM (q35's PCI hole): the device read the hole. */
+		ktest_log(t, "bounce buffer 0x%llx, the device read 0x%llx, which is not RAM",
+			  (unsigned long long)a, (unsigned long long)alias);
+	}
+	free_pages(src, 0);
+	free_pages(back, 0);
+}
+
+static const struct ktest_case edu_cases[] = {
+	KTEST(identification_and_liveness),
+	KTEST(msi_interrupt_arrives),
+	KTEST(high_buffers_round_trip),
+	KTEST(rc4_device_reads_the_truncated_address),
+	{},
+};
+KTEST_SUITE(edu, edu_cases);
