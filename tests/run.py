@@ -74,6 +74,7 @@ ISO = 'build/testbed.iso'
 KERNEL_ELF = 'build/kernel.elf'
 LOG_DIR = 'build/logs'
 VARS_DIR = 'build/vars'
+DISK_DIR = 'build/disks'
 
 # OVMF firmware: code and variable-store templates, best pair first.
 OVMF_PAIRS = [
@@ -113,6 +114,7 @@ class Topology:
     cpu: str = ''
     qemu: list = dataclasses.field(default_factory=list)    # extra argv
     expect: list = dataclasses.field(default_factory=list)  # required lines
+    disk: str = ''      # size of a fresh raw disk on virtio-blk (modern), e.g. 16M
 
 
 @dataclasses.dataclass
@@ -185,7 +187,7 @@ class Verdict:
 # --------------------------------------------------------------------------
 # Configuration files (pure: text in, records out).
 
-TOPO_KEYS = {'machine', 'memory', 'smp', 'firmware', 'cpu', 'qemu', 'expect'}
+TOPO_KEYS = {'machine', 'memory', 'smp', 'firmware', 'cpu', 'qemu', 'expect', 'disk'}
 TOPO_REQUIRED = ('machine', 'memory', 'smp', 'firmware')
 MACHINES = ('pc', 'q35')
 FIRMWARES = ('bios', 'uefi')
@@ -232,6 +234,8 @@ def parse_topology(name, text, where=None):
         raise SetupError(f'{where}: firmware must be one of {FIRMWARES}')
     if not re.fullmatch(r'\d+[KMGT]?', topo.memory):
         raise SetupError(f'{where}: memory "{topo.memory}" is not like 512M')
+    if topo.disk and disk_bytes(topo.disk) is None:
+        raise SetupError(f'{where}: disk "{topo.disk}" is not like 16M')
     return topo
 
 
@@ -801,11 +805,20 @@ def escape_option(value):
     return value.replace(',', ',,')
 
 
+def disk_bytes(size):
+    """'16M' -> 16777216; None if it is not a size."""
+    m = re.fullmatch(r'(\d+)([KMG]?)', size)
+    if not m:
+        return None
+    return int(m.group(1)) << {'': 0, 'K': 10, 'M': 20, 'G': 30}[m.group(2)]
+
+
 def qemu_command(qemu, topo, firmware, accel, usb, args, serial, display,
-                 ovmf=None):
+                 ovmf=None, disk=None):
     """Build the QEMU argv for one boot.
 
-    ovmf is (code, private vars copy) and is needed for UEFI.
+    ovmf is (code, private vars copy) and is needed for UEFI; disk is the
+    raw image for the topology's virtio-blk disk, when it has one.
     """
     cmd = [qemu, '-machine', topo.machine, '-m', topo.memory,
            '-smp', topo.smp, '-accel', accel]
@@ -831,6 +844,10 @@ def qemu_command(qemu, topo, firmware, accel, usb, args, serial, display,
     if args:
         cmd += ['-fw_cfg',
                 f'name={CMDLINE_FW_CFG},string={escape_option(args)}']
+    if disk:
+        # Modern virtio only (1af4:1042): the driver speaks virtio 1.x.
+        cmd += ['-drive', f'if=none,id=vd0,format=raw,file={escape_option(disk)}',
+                '-device', 'virtio-blk-pci,drive=vd0,disable-legacy=on']
     return cmd + topo.qemu
 
 
@@ -871,15 +888,25 @@ def private_vars(name, template):
     return path
 
 
+def private_disk(name, size):
+    """A fresh, zeroed raw disk image for one boot (sparse)."""
+    os.makedirs(os.path.join(ROOT, DISK_DIR), exist_ok=True)
+    path = os.path.join(DISK_DIR, f'{name}.img')
+    with open(os.path.join(ROOT, path), 'wb') as f:
+        f.truncate(disk_bytes(size))
+    return path
+
+
 def boot_command(qemu, topo, firmware, accel, usb, args, serial, display,
                  vars_name):
-    """qemu_command plus the UEFI variable copy, when UEFI is used."""
+    """qemu_command plus the UEFI variable copy and the disk, when used."""
     ovmf = None
     if firmware == 'uefi':
         code, template = find_ovmf()
         ovmf = (code, private_vars(vars_name, template))
+    disk = private_disk(vars_name, topo.disk) if topo.disk else None
     return qemu_command(qemu, topo, firmware, accel, usb, args, serial,
-                        display, ovmf)
+                        display, ovmf, disk)
 
 
 def run_boot(boot, topo, qemu, accel):

@@ -486,6 +486,21 @@ class CommandTest(unittest.TestCase):
                                'file:l', 'none')
         self.assertEqual(cmd[cmd.index('-cpu') + 1], 'Skylake-Client')
 
+    def test_disk_is_a_modern_virtio_blk(self):
+        topo = run.parse_topology('d', 'machine: pc\nmemory: 1G\nsmp: 1\n'
+                                  'firmware: bios\ndisk: 16M\n')
+        self.assertEqual((topo.disk, run.disk_bytes(topo.disk)), ('16M', 16 << 20))
+        cmd = run.qemu_command('qemu', topo, 'bios', 'tcg', False, '',
+                               'file:l', 'none', disk='build/disks/x.img')
+        self.assertIn('if=none,id=vd0,format=raw,file=build/disks/x.img', cmd)
+        self.assertIn('virtio-blk-pci,drive=vd0,disable-legacy=on', cmd)
+        no_disk = run.qemu_command('qemu', topo, 'bios', 'tcg', False, '',
+                                   'file:l', 'none')
+        self.assertNotIn('-drive', no_disk)
+        with self.assertRaises(run.SetupError):
+            run.parse_topology('d', 'machine: pc\nmemory: 1G\nsmp: 1\n'
+                               'firmware: bios\ndisk: lots\n')
+
 
 class ReportTest(unittest.TestCase):
 
