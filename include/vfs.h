@@ -13,11 +13,9 @@
 #ifndef VFS_H
 #define VFS_H
 
+#include "errno.h"
 #include "rcu.h"
 #include "types.h"
-
-#define ENOENT 2
-#define ENFILE 23
 
 struct file {
 	struct rcu_head rcu;

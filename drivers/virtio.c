@@ -1,0 +1,284 @@
+/*
+ * virtio.c - the virtio 1.x PCI transport and split virtqueues (see
+ * virtio.h). Facts from the virtio 1.1 specification: the capability
+ * layout (4.1.4), the common configuration structure (4.1.4.3), the
+ * initialization order (3.1.1) and the split virtqueue (2.6).
+ *
+ * Invariants of a queue (under vq->lock):
+ *   - free descriptors form a list from free_head through .next, num_free long;
+ *   - a chain handed to the device is out of that list until
+ *     virtqueue_get_used() takes it back;
+ *   - avail_idx counts chains made available, last_used chains taken back.
+ */
+#include "virtio.h"
+#include "errno.h"
+#include "kstring.h"
+#include "printk.h"
+#include "time.h"
+#include "x86.h"
+
+/* Capability cfg_type values and common configuration offsets. */
+#define VIRTIO_PCI_CAP_COMMON   1
+#define VIRTIO_PCI_CAP_NOTIFY   2
+#define VIRTIO_PCI_CAP_ISR      3
+#define VIRTIO_PCI_CAP_DEVICE   4
+
+#define COMMON_DFSELECT   0x00
+#define COMMON_DF         0x04
+#define COMMON_GFSELECT   0x08
+#define COMMON_GF         0x0c
+#define COMMON_MSIX       0x10
+#define COMMON_NUMQ       0x12
+#define COMMON_STATUS     0x14
+#define COMMON_Q_SELECT   0x16
+#define COMMON_Q_SIZE     0x18
+#define COMMON_Q_MSIX     0x1a
+#define COMMON_Q_ENABLE   0x1c
+#define COMMON_Q_NOFF     0x1e
+#define COMMON_Q_DESC     0x20
+#define COMMON_Q_AVAIL    0x28
+#define COMMON_Q_USED     0x30
+
+#define STATUS_ACKNOWLEDGE 1
+#define STATUS_DRIVER      2
+#define STATUS_DRIVER_OK   4
+#define STATUS_FEATURES_OK 8
+#define STATUS_FAILED      0x80
+
+#define RESET_TIMEOUT_NS (1000UL * 1000 * 1000)
+
+static u8 rd8(volatile u8 *base, u32 off) { return *(volatile u8 *)(base + off); }
+static u16 rd16(volatile u8 *base, u32 off) { return *(volatile u16 *)(base + off); }
+static u32 rd32(volatile u8 *base, u32 off) { return *(volatile u32 *)(base + off); }
+static void wr8(volatile u8 *base, u32 off, u8 v) { *(volatile u8 *)(base + off) = v; }
+static void wr16(volatile u8 *base, u32 off, u16 v) { *(volatile u16 *)(base + off) = v; }
+static void wr32(volatile u8 *base, u32 off, u32 v) { *(volatile u32 *)(base + off) = v; }
+static void wr64(volatile u8 *base, u32 off, u64 v)
+{
+	wr32(base, off, (u32)v);
+	wr32(base, off + 4, (u32)(v >> 32));
+}
+
+/* Map the region a virtio capability describes; NULL if it does not fit its BAR. */
+static volatile u8 *map_cap(struct pci_dev *d, u8 cap)
+{
+	u8 bar = pci_read8(d, cap + 4u);
+	u32 off = pci_read32(d, cap + 8u), len = pci_read32(d, cap + 12u);
+
+	if (bar > 5 || !d->bar[bar].size || (u64)off + len > d->bar[bar].size) {
+		pr_warn("virtio: %s: capability at 0x%x points outside BAR%u\n", d->name, cap, bar);
+		return NULL;
+	}
+	u8 *base = pci_map_bar(d, bar);
+	return base ? base + off : NULL;
+}
+
+bool virtio_pci_probe(struct virtio_dev *vd, struct pci_dev *d)
+{
+	*vd = (struct virtio_dev){ .pci = d, .vector = -1 };
+	for (u8 cap = pci_find_cap(d, PCI_CAP_VENDOR, 0); cap; cap = pci_find_cap(d, PCI_CAP_VENDOR, cap)) {
+		u8 type = pci_read8(d, cap + 3u);
+		volatile u8 **slot = type == VIRTIO_PCI_CAP_COMMON ? &vd->common :
+				     type == VIRTIO_PCI_CAP_NOTIFY ? &vd->notify_base :
+				     type == VIRTIO_PCI_CAP_ISR ? &vd->isr :
+				     type == VIRTIO_PCI_CAP_DEVICE ? &vd->device_cfg : NULL;
+		if (!slot || *slot)
+			continue;               /* the first of each type is the one to use */
+		*slot = map_cap(d, cap);
+		if (type == VIRTIO_PCI_CAP_NOTIFY)
+			vd->notify_mult = pci_read32(d, cap + 16u);
+	}
+	if (!vd->common || !vd->notify_base || !vd->isr || !vd->device_cfg) {
+		pr_warn("virtio: %s: not a modern virtio device (missing capabilities)\n", d->name);
+		return false;
+	}
+	pci_enable(d, true);
+	return true;
+}
+
+u8 virtio_status(struct virtio_dev *vd)
+{
+	return rd8(vd->common, COMMON_STATUS);
+}
+
+void virtio_reset(struct virtio_dev *vd)
+{
+	u64 deadline = ktime_ns() + RESET_TIMEOUT_NS;
+
+	wr8(vd->common, COMMON_STATUS, 0);
+	while (rd8(vd->common, COMMON_STATUS) != 0 && ktime_ns() < deadline)    /* 4.1.4.3.2 */
+		cpu_relax();
+}
+
+bool virtio_negotiate(struct virtio_dev *vd, u64 wanted)
+{
+	virtio_reset(vd);
+	wr8(vd->common, COMMON_STATUS, STATUS_ACKNOWLEDGE);
+	wr8(vd->common, COMMON_STATUS, STATUS_ACKNOWLEDGE | STATUS_DRIVER);
+	wr32(vd->common, COMMON_DFSELECT, 0);
+	u64 offered = rd32(vd->common, COMMON_DF);
+	wr32(vd->common, COMMON_DFSELECT, 1);
+	offered |= (u64)rd32(vd->common, COMMON_DF) << 32;
+	if (!(offered & (1UL << VIRTIO_F_VERSION_1))) {
+		pr_warn("virtio: %s: no VERSION_1: a legacy device, not supported\n", vd->pci->name);
+		wr8(vd->common, COMMON_STATUS, STATUS_FAILED);
+		return false;
+	}
+	vd->features = offered & (wanted | 1UL << VIRTIO_F_VERSION_1);
+	wr32(vd->common, COMMON_GFSELECT, 0);
+	wr32(vd->common, COMMON_GF, (u32)vd->features);
+	wr32(vd->common, COMMON_GFSELECT, 1);
+	wr32(vd->common, COMMON_GF, (u32)(vd->features >> 32));
+	wr8(vd->common, COMMON_STATUS, STATUS_ACKNOWLEDGE | STATUS_DRIVER | STATUS_FEATURES_OK);
+	if (!(rd8(vd->common, COMMON_STATUS) & STATUS_FEATURES_OK)) {
+		pr_warn("virtio: %s: the device refused features 0x%llx\n", vd->pci->name,
+			(unsigned long long)vd->features);
+		wr8(vd->common, COMMON_STATUS, STATUS_FAILED);
+		return false;
+	}
+	wr16(vd->common, COMMON_MSIX, VIRTIO_MSI_NO_VECTOR);   /* no config interrupts */
+	return true;
+}
+
+static bool within(const struct device *dev, dma_addr_t addr, u64 len, const char *what)
+{
+	if (len && addr + len - 1 >= addr && addr + len - 1 <= dev->dma_mask)
+		return true;
+	pr_err("virtio: %s: %s at 0x%llx (%llu bytes) is beyond the DMA mask 0x%llx; refused\n",
+	       dev->name, what, (unsigned long long)addr, (unsigned long long)len,
+	       (unsigned long long)dev->dma_mask);
+	return false;
+}
+
+bool virtio_setup_queue(struct virtio_dev *vd, struct virtq *vq, u16 index, u16 max_size)
+{
+	struct device *dev = &vd->pci->dma;
+
+	wr16(vd->common, COMMON_Q_SELECT, index);
+	u16 size = rd16(vd->common, COMMON_Q_SIZE);
+	if (!size) {
+		pr_warn("virtio: %s: queue %u does not exist\n", vd->pci->name, index);
+		return false;
+	}
+	if (size > max_size)
+		size = max_size;
+	if (size > ARRAY_SIZE(vq->token))
+		size = ARRAY_SIZE(vq->token);
+	u64 desc_bytes = 16UL * size, avail_bytes = 6 + 2UL * size, used_bytes = 6 + 8UL * size;
+	u64 avail_off = desc_bytes, used_off = ALIGN_UP(avail_off + avail_bytes, 4);
+	*vq = (struct virtq){ .index = index, .size = size, .mem_size = used_off + used_bytes };
+	spin_lock_init(&vq->lock, "virtqueue");
+	dma_addr_t base;
+	u8 *mem = dma_alloc_coherent(dev, vq->mem_size, &base);
+	if (!mem)
+		return false;
+	if (!within(dev, base, vq->mem_size, "the virtqueue")) {
+		dma_free_coherent(dev, vq->mem_size, mem, base);
+		return false;
+	}
+	vq->mem = mem;
+	vq->desc = (volatile struct virtq_desc *)mem;
+	vq->avail = (volatile u16 *)(mem + avail_off);
+	vq->used = (volatile u16 *)(mem + used_off);
+	vq->desc_dma = base;
+	vq->avail_dma = base + avail_off;
+	vq->used_dma = base + used_off;
+	for (u16 i = 0; i < size; i++)
+		vq->desc[i].next = (u16)(i + 1);
+	vq->num_free = size;
+	wr16(vd->common, COMMON_Q_SIZE, size);
+	wr64(vd->common, COMMON_Q_DESC, vq->desc_dma);
+	wr64(vd->common, COMMON_Q_AVAIL, vq->avail_dma);
+	wr64(vd->common, COMMON_Q_USED, vq->used_dma);
+	if (vd->vector >= 0) {
+		wr16(vd->common, COMMON_Q_MSIX, 0);            /* MSI-X table entry 0 */
+		if (rd16(vd->common, COMMON_Q_MSIX) != 0) {
+			pr_warn("virtio: %s: queue %u refused its MSI-X vector; polling\n",
+				vd->pci->name, index);
+			vd->vector = -1;
+		}
+	} else {
+		wr16(vd->common, COMMON_Q_MSIX, VIRTIO_MSI_NO_VECTOR);
+	}
+	u16 noff = rd16(vd->common, COMMON_Q_NOFF);
+	vq->notify = (volatile u16 *)(vd->notify_base + (u64)noff * vd->notify_mult);
+	wr16(vd->common, COMMON_Q_ENABLE, 1);
+	return true;
+}
+
+void virtio_driver_ok(struct virtio_dev *vd)
+{
+	wr8(vd->common, COMMON_STATUS, rd8(vd->common, COMMON_STATUS) | STATUS_DRIVER_OK);
+}
+
+void virtio_free_queue(struct virtio_dev *vd, struct virtq *vq)
+{
+	if (vq->mem)
+		dma_free_coherent(&vd->pci->dma, vq->mem_size, vq->mem, vq->desc_dma);
+	vq->mem = NULL;
+}
+
+int virtqueue_add(struct virtio_dev *vd, struct virtq *vq, const struct virtq_buf *bufs, u32 n,
+		  void *token)
+{
+	if (!n || n > vq->size)
+		return -EINVAL;
+	for (u32 i = 0; i < n; i++)
+		if (!within(&vd->pci->dma, bufs[i].addr, bufs[i].len, "a buffer"))
+			return -ERANGE;
+	if (vq->num_free < n)
+		return -ENOSPC;
+	u16 head = vq->free_head, d = head;
+	for (u32 i = 0; i < n; i++) {
+		vq->desc[d].addr = bufs[i].addr;
+		vq->desc[d].len = bufs[i].len;
+		vq->desc[d].flags = (u16)((bufs[i].write ? VIRTQ_DESC_F_WRITE : 0) |
+					  (i + 1 < n ? VIRTQ_DESC_F_NEXT : 0));
+		d = vq->desc[d].next;
+	}
+	vq->free_head = d;
+	vq->num_free = (u16)(vq->num_free - n);
+	vq->token[head] = token;
+	vq->avail[2 + vq->avail_idx % vq->size] = head;
+	__atomic_thread_fence(__ATOMIC_RELEASE);        /* the ring entry before the index */
+	vq->avail_idx++;
+	vq->avail[1] = vq->avail_idx;
+	return 0;
+}
+
+void virtqueue_kick(struct virtio_dev *vd, struct virtq *vq)
+{
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);        /* the index before the doorbell */
+	*vq->notify = vq->index;
+}
+
+void *virtqueue_get_used(struct virtq *vq, u32 *len)
+{
+	volatile u16 *used_idx = &vq->used[1];
+
+	if (vq->last_used == *used_idx)
+		return NULL;
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);        /* the element after the index */
+	volatile struct virtq_used_elem *elems = (volatile struct virtq_used_elem *)(vq->used + 2);
+	struct virtq_used_elem e = { elems[vq->last_used % vq->size].id,
+				     elems[vq->last_used % vq->size].len };
+	vq->last_used++;
+	if (e.id >= vq->size) {
+		pr_err("virtio: the device used descriptor %u of %u; ignored\n", e.id, vq->size);
+		return NULL;
+	}
+	void *token = vq->token[e.id];
+	vq->token[e.id] = NULL;
+	/* Give the chain back to the free list. */
+	u16 d = (u16)e.id, n = 1;
+	while (vq->desc[d].flags & VIRTQ_DESC_F_NEXT) {
+		d = vq->desc[d].next;
+		n++;
+	}
+	vq->desc[d].next = vq->free_head;
+	vq->free_head = (u16)e.id;
+	vq->num_free = (u16)(vq->num_free + n);
+	if (len)
+		*len = e.len;
+	return token;
+}

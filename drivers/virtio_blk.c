@@ -1,0 +1,262 @@
+/*
+ * virtio_blk.c - the virtio block driver (see virtio_blk.h).
+ *
+ * Each in-flight request owns the header and status slot numbered like its
+ * first descriptor (unique while it is in flight), in one coherent block
+ * below the device's coherent mask. Data buffers are mapped with
+ * dma_map_single() when submitted and unmapped by the waiter, in thread
+ * context: the interrupt handler only marks requests done.
+ *
+ * Locking: vb->vq.lock guards the queue and the slots; the swiotlb's own
+ * lock is never taken while it is held.
+ */
+#include "virtio_blk.h"
+#include "apic.h"
+#include "errno.h"
+#include "kstring.h"
+#include "percpu.h"
+#include "printk.h"
+#include "time.h"
+#include "x86.h"
+
+#define VIRTIO_BLK_F_RO     5
+#define VIRTIO_BLK_F_FLUSH  9
+#define QUEUE_MAX           128
+#define MAX_REQUEST_BYTES   (64 * 1024)
+#define POLL_TIMEOUT_NS     (5000UL * 1000 * 1000)
+
+struct blk_header {
+	u32 type;
+	u32 reserved;
+	u64 sector;
+} __attribute__((packed));
+
+struct virtio_blk {
+	struct virtio_dev vd;
+	struct virtq vq;
+	u64 capacity;
+	bool read_only, can_flush;
+	struct blk_header *hdr;         /* [QUEUE_MAX], then u8 status[QUEUE_MAX] */
+	u8 *status;
+	dma_addr_t hdr_dma, status_dma;
+	void *slots;
+	dma_addr_t slots_dma;
+	struct virtio_blk_stats stats;
+	bool polling;                   /* waiters poll; the device is asked not to interrupt */
+};
+
+static struct virtio_blk blk;
+static bool probed, usable;
+
+#define SLOTS_BYTES (QUEUE_MAX * (sizeof(struct blk_header) + 1))
+
+static void complete_used(struct virtio_blk *vb)
+{
+	struct virtio_blk_req *req;
+
+	while ((req = virtqueue_get_used(&vb->vq, NULL))) {
+		u8 status = vb->status[req->slot];
+		req->result = status == 0 ? 0 : status == 2 ? -EINVAL : -EIO;
+		__atomic_store_n(&req->done, true, __ATOMIC_RELEASE);
+		complete(&req->completion);
+	}
+}
+
+static void virtio_blk_interrupt(struct trap_frame *f)
+{
+	u64 flags = spin_lock_irqsave(&blk.vq.lock);
+
+	if (!blk.polling)               /* a late one after switching to polling: leave it to the pollers */
+		complete_used(&blk);
+	blk.stats.interrupts++;
+	spin_unlock_irqrestore(&blk.vq.lock, flags);
+	apic_eoi();
+}
+
+static bool setup(struct virtio_blk *vb)
+{
+	struct virtio_dev *vd = &vb->vd;
+
+	if (!virtio_negotiate(vd, 1UL << VIRTIO_BLK_F_FLUSH | 1UL << VIRTIO_BLK_F_RO))
+		return false;
+	vb->read_only = vd->features & (1UL << VIRTIO_BLK_F_RO);
+	vb->can_flush = vd->features & (1UL << VIRTIO_BLK_F_FLUSH);
+	if (!virtio_setup_queue(vd, &vb->vq, 0, QUEUE_MAX))
+		return false;
+	vb->vq.avail[0] = vb->polling || vd->vector < 0 ? VIRTQ_AVAIL_F_NO_INTERRUPT : 0;
+	vb->capacity = *(volatile u32 *)vd->device_cfg | (u64)*(volatile u32 *)(vd->device_cfg + 4) << 32;
+	virtio_driver_ok(vd);
+	return true;
+}
+
+static bool probe(void)
+{
+	struct pci_dev *d = pci_find(0x1af4, 0x1042, 0);
+	struct virtio_blk *vb = &blk;
+
+	if (!d)
+		return false;
+	if (!virtio_pci_probe(&vb->vd, d))
+		return false;
+	vb->slots = dma_alloc_coherent(&d->dma, SLOTS_BYTES, &vb->slots_dma);
+	if (!vb->slots)
+		return false;
+	vb->hdr = vb->slots;
+	vb->hdr_dma = vb->slots_dma;
+	vb->status = (u8 *)vb->slots + QUEUE_MAX * sizeof(struct blk_header);
+	vb->status_dma = vb->slots_dma + QUEUE_MAX * sizeof(struct blk_header);
+	int v = trap_alloc_vector(virtio_blk_interrupt);
+	if (v >= 0 && pci_enable_msix(d, 0, (u8)v, smp_processor_id()))
+		vb->vd.vector = v;
+	if (!setup(vb))
+		return false;
+	pr_info("virtio-blk: %s: %llu sectors (%llu MiB), queue of %u, %s%s, DMA mask 0x%llx\n",
+		d->name, (unsigned long long)vb->capacity,
+		(unsigned long long)(vb->capacity * VIRTIO_BLK_SECTOR >> 20), vb->vq.size,
+		vb->vd.vector >= 0 ? "MSI-X" : "polling", vb->read_only ? ", read-only" : "",
+		(unsigned long long)d->dma.dma_mask);
+	return true;
+}
+
+struct virtio_blk *virtio_blk_get(void)
+{
+	if (!probed) {
+		probed = true;
+		usable = probe();
+	}
+	return usable ? &blk : NULL;
+}
+
+u64 virtio_blk_capacity(struct virtio_blk *vb) { return vb->capacity; }
+u16 virtio_blk_queue_size(struct virtio_blk *vb) { return vb->vq.size; }
+bool virtio_blk_has_irq(struct virtio_blk *vb) { return vb->vd.vector >= 0 && !vb->polling; }
+
+void virtio_blk_set_polling(struct virtio_blk *vb, bool polling)
+{
+	u64 flags = spin_lock_irqsave(&vb->vq.lock);
+
+	vb->polling = polling;
+	vb->vq.avail[0] = polling ? VIRTQ_AVAIL_F_NO_INTERRUPT : 0;     /* a hint the device may ignore */
+	spin_unlock_irqrestore(&vb->vq.lock, flags);
+}
+struct device *virtio_blk_device(struct virtio_blk *vb) { return &vb->vd.pci->dma; }
+
+void virtio_blk_get_stats(struct virtio_blk *vb, struct virtio_blk_stats *out)
+{
+	u64 flags = spin_lock_irqsave(&vb->vq.lock);
+
+	*out = vb->stats;
+	spin_unlock_irqrestore(&vb->vq.lock, flags);
+}
+
+static enum dma_data_direction data_dir(const struct virtio_blk_req *req)
+{
+	return req->type == VIRTIO_BLK_T_IN ? DMA_FROM_DEVICE : DMA_TO_DEVICE;
+}
+
+int virtio_blk_submit(struct virtio_blk *vb, struct virtio_blk_req *req)
+{
+	struct device *dev = &vb->vd.pci->dma;
+	bool has_data = req->type != VIRTIO_BLK_T_FLUSH;
+
+	if (has_data && (!req->len || req->len % VIRTIO_BLK_SECTOR || req->len > MAX_REQUEST_BYTES ||
+			 req->sector + req->len / VIRTIO_BLK_SECTOR > vb->capacity))
+		return -EINVAL;
+	if ((req->type == VIRTIO_BLK_T_OUT && vb->read_only) ||
+	    (req->type == VIRTIO_BLK_T_FLUSH && !vb->can_flush))
+		return -EINVAL;
+	req->done = false;
+	req->result = -EIO;
+	completion_init(&req->completion);
+	req->data_dma = DMA_MAPPING_ERROR;
+	if (has_data) {
+		req->data_dma = dma_map_single(dev, req->buf, req->len, data_dir(req));
+		if (dma_mapping_error(dev, req->data_dma))
+			return -ENOMEM;
+	}
+
+	u64 flags = spin_lock_irqsave(&vb->vq.lock);
+	u16 slot = vb->vq.free_head;            /* the head the chain will start at */
+	struct virtq_buf bufs[3];
+	u32 n = 0;
+	bufs[n++] = (struct virtq_buf){ vb->hdr_dma + slot * sizeof(struct blk_header),
+					sizeof(struct blk_header), false };
+	if (has_data)
+		bufs[n++] = (struct virtq_buf){ req->data_dma, req->len, req->type == VIRTIO_BLK_T_IN };
+	bufs[n++] = (struct virtq_buf){ vb->status_dma + slot, 1, true };
+	int err = vb->vq.num_free >= n ? 0 : -ENOSPC;
+	if (!err) {
+		vb->hdr[slot] = (struct blk_header){ .type = req->type, .sector = req->sector };
+		vb->status[slot] = 0xff;
+		req->slot = slot;
+		err = virtqueue_add(&vb->vd, &vb->vq, bufs, n, req);
+	}
+	if (!err) {
+		virtqueue_kick(&vb->vd, &vb->vq);
+		vb->stats.requests++;
+		vb->stats.bytes += has_data ? req->len : 0;
+		if (has_data && is_swiotlb_buffer(req->data_dma))
+			vb->stats.bounced_bytes += req->len;
+	}
+	spin_unlock_irqrestore(&vb->vq.lock, flags);
+	if (err && has_data)
+		dma_unmap_single(dev, req->data_dma, req->len, data_dir(req));
+	return err;
+}
+
+int virtio_blk_wait(struct virtio_blk *vb, struct virtio_blk_req *req)
+{
+	if (virtio_blk_has_irq(vb)) {
+		wait_for_completion(&req->completion);
+	} else {
+		u64 deadline = ktime_ns() + POLL_TIMEOUT_NS;
+		while (!__atomic_load_n(&req->done, __ATOMIC_ACQUIRE)) {
+			u64 flags = spin_lock_irqsave(&vb->vq.lock);
+			complete_used(vb);
+			spin_unlock_irqrestore(&vb->vq.lock, flags);
+			if (__atomic_load_n(&req->done, __ATOMIC_ACQUIRE))
+				break;
+			if (ktime_ns() > deadline) {
+				pr_err("virtio-blk: request for sector %llu not done after %lu ms\n",
+				       (unsigned long long)req->sector, POLL_TIMEOUT_NS / 1000000);
+				return -ETIMEDOUT;      /* the buffer stays mapped: the device may still write */
+			}
+			cpu_relax();
+		}
+	}
+	if (req->data_dma != DMA_MAPPING_ERROR)
+		dma_unmap_single(&vb->vd.pci->dma, req->data_dma, req->len, data_dir(req));
+	return req->result;
+}
+
+static int do_request(struct virtio_blk *vb, u32 type, u64 sector, void *buf, u32 len)
+{
+	struct virtio_blk_req req = { .type = type, .sector = sector, .buf = buf, .len = len };
+	int err;
+
+	while ((err = virtio_blk_submit(vb, &req)) == -ENOSPC)
+		yield();
+	return err ? err : virtio_blk_wait(vb, &req);
+}
+
+int virtio_blk_read(struct virtio_blk *vb, u64 sector, void *buf, u32 len)
+{
+	return do_request(vb, VIRTIO_BLK_T_IN, sector, buf, len);
+}
+
+int virtio_blk_write(struct virtio_blk *vb, u64 sector, const void *buf, u32 len)
+{
+	return do_request(vb, VIRTIO_BLK_T_OUT, sector, (void *)buf, len);
+}
+
+int virtio_blk_flush(struct virtio_blk *vb)
+{
+	return do_request(vb, VIRTIO_BLK_T_FLUSH, 0, NULL, 0);
+}
+
+bool virtio_blk_reset(struct virtio_blk *vb)
+{
+	virtio_reset(&vb->vd);
+	virtio_free_queue(&vb->vd, &vb->vq);
+	return setup(vb);
+}

@@ -1,0 +1,108 @@
+/*
+ * virtio.h - the virtio 1.x PCI transport and split virtqueues.
+ *
+ * A modern virtio PCI function (vendor 0x1af4, device 0x1040 + type)
+ * describes its register blocks with vendor capabilities: common
+ * configuration (features, status, queues), notification (a doorbell per
+ * queue), ISR status, and the device's own configuration. Bring-up
+ * follows the spec's order: reset, ACKNOWLEDGE, DRIVER, features
+ * (VERSION_1 required), FEATURES_OK (read back), queues, DRIVER_OK.
+ *
+ * A split virtqueue is three arrays in memory the device reads and writes:
+ *
+ *   descriptors: { addr, len, flags (NEXT, WRITE), next }   chains of buffers
+ *   available:   { flags, idx, ring[] }    heads of chains, written by us
+ *   used:        { flags, idx, ring[] of { id, len } }      written by the device
+ *
+ * Every address the device sees comes from the DMA API with the device's
+ * masks (the rings from dma_alloc_coherent, buffers from dma_map_single);
+ * QEMU would accept any address, so virtqueue_kick() checks every one
+ * against the mask and refuses, loudly, to hand over one beyond it.
+ */
+#ifndef VIRTIO_H
+#define VIRTIO_H
+
+#include "dma.h"
+#include "pci.h"
+#include "spinlock.h"
+#include "types.h"
+
+#define VIRTIO_F_VERSION_1      32
+#define VIRTQ_DESC_F_NEXT       1
+#define VIRTQ_DESC_F_WRITE      2
+#define VIRTIO_MSI_NO_VECTOR    0xffff
+#define VIRTQ_AVAIL_F_NO_INTERRUPT 1
+
+struct virtq_desc {
+	u64 addr;
+	u32 len;
+	u16 flags;
+	u16 next;
+} __attribute__((packed));
+
+struct virtq_used_elem {
+	u32 id;
+	u32 len;
+} __attribute__((packed));
+
+struct virtq {
+	struct spinlock lock;
+	u16 index, size;
+	volatile struct virtq_desc *desc;
+	volatile u16 *avail;            /* flags, idx, ring[size] */
+	volatile u16 *used;             /* flags, idx, then elems */
+	dma_addr_t desc_dma, avail_dma, used_dma;
+	void *mem;                      /* the coherent allocation holding all three */
+	u64 mem_size;
+	u16 free_head, num_free;
+	u16 last_used;
+	u16 avail_idx;
+	volatile u16 *notify;           /* this queue's doorbell */
+	void *token[256];               /* per head descriptor: the caller's request */
+	u32 used_len[256];
+};
+
+struct virtio_dev {
+	struct pci_dev *pci;
+	volatile u8 *common, *isr, *device_cfg, *notify_base;
+	u32 notify_mult;
+	u64 features;                   /* negotiated */
+	int vector;                     /* MSI-X vector for queue 0; -1: polling */
+};
+
+/* Find the capabilities and map their BARs; false (said) if unusable. */
+bool virtio_pci_probe(struct virtio_dev *vd, struct pci_dev *pci);
+
+/*
+ * Reset, negotiate (wanted features & offered, VERSION_1 required) and
+ * leave the device ready for virtio_setup_queue(); false (said) on failure.
+ */
+bool virtio_negotiate(struct virtio_dev *vd, u64 wanted);
+
+/* Set up queue index with at most max_size entries; msix: route it to vd->vector. */
+bool virtio_setup_queue(struct virtio_dev *vd, struct virtq *vq, u16 index, u16 max_size);
+
+void virtio_driver_ok(struct virtio_dev *vd);
+void virtio_reset(struct virtio_dev *vd);
+void virtio_free_queue(struct virtio_dev *vd, struct virtq *vq);
+u8 virtio_status(struct virtio_dev *vd);
+
+/*
+ * Queue a chain of n buffers (addresses already DMA-mapped; write: the
+ * device writes it) under vq->lock, with token to get back from
+ * virtqueue_get_used(). -ENOSPC if fewer than n descriptors are free,
+ * -ERANGE (said) if an address is beyond the device's mask.
+ */
+struct virtq_buf {
+	dma_addr_t addr;
+	u32 len;
+	bool write;
+};
+int virtqueue_add(struct virtio_dev *vd, struct virtq *vq, const struct virtq_buf *bufs, u32 n,
+		  void *token);
+void virtqueue_kick(struct virtio_dev *vd, struct virtq *vq);
+
+/* The next used chain's token (freeing its descriptors), or NULL. vq->lock held. */
+void *virtqueue_get_used(struct virtq *vq, u32 *len);
+
+#endif

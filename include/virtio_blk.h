@@ -1,0 +1,75 @@
+/*
+ * virtio_blk.h - a virtio block device (1af4:1042) on the virtio 1.x
+ * transport, with 32-bit DMA: every buffer goes through the DMA API, so a
+ * buffer above 4 GiB is bounced through the swiotlb.
+ *
+ * A request is three descriptors: a header the device reads ({type,
+ * reserved, sector}), the data (the device writes it for a read), and a
+ * status byte the device writes (0 OK, 1 I/O error, 2 unsupported).
+ * Requests complete by MSI-X interrupt, or by polling when there is none;
+ * several may be in flight from several CPUs.
+ */
+#ifndef VIRTIO_BLK_H
+#define VIRTIO_BLK_H
+
+#include "sched.h"
+#include "virtio.h"
+
+#define VIRTIO_BLK_SECTOR 512
+
+struct virtio_blk_req {
+	u32 type;               /* VIRTIO_BLK_T_* */
+	u64 sector;
+	void *buf;              /* kernel address: direct map or image */
+	u32 len;                /* a multiple of 512, at most one bounce mapping */
+	int result;             /* 0, -EIO, -EINVAL, ... once done */
+	bool done;
+	struct completion completion;
+	/* the driver's */
+	dma_addr_t data_dma;
+	u16 slot;               /* which header/status pair */
+};
+
+#define VIRTIO_BLK_T_IN    0
+#define VIRTIO_BLK_T_OUT   1
+#define VIRTIO_BLK_T_FLUSH 4
+
+struct virtio_blk_stats {
+	u64 requests, bytes, bounced_bytes, interrupts;
+};
+
+struct virtio_blk;
+
+/* The first virtio-blk device, set up; NULL (said) if none is usable. */
+struct virtio_blk *virtio_blk_get(void);
+
+u64 virtio_blk_capacity(struct virtio_blk *vb);         /* in 512-byte sectors */
+u16 virtio_blk_queue_size(struct virtio_blk *vb);
+bool virtio_blk_has_irq(struct virtio_blk *vb);        /* MSI-X, and not polling */
+
+/*
+ * Polling mode: the device is asked not to interrupt and waiters reap
+ * completions themselves (what the driver does without MSI-X). Switch only
+ * with nothing in flight.
+ */
+void virtio_blk_set_polling(struct virtio_blk *vb, bool polling);
+struct device *virtio_blk_device(struct virtio_blk *vb); /* its DMA masks, to change for tests */
+void virtio_blk_get_stats(struct virtio_blk *vb, struct virtio_blk_stats *out);
+
+/*
+ * Submit req without waiting: 0, -ENOSPC if the queue is full, or another
+ * error (then req is not queued). virtio_blk_wait() then sleeps (or polls)
+ * until it is done and returns req->result.
+ */
+int virtio_blk_submit(struct virtio_blk *vb, struct virtio_blk_req *req);
+int virtio_blk_wait(struct virtio_blk *vb, struct virtio_blk_req *req);
+
+/* Submit and wait. */
+int virtio_blk_read(struct virtio_blk *vb, u64 sector, void *buf, u32 len);
+int virtio_blk_write(struct virtio_blk *vb, u64 sector, const void *buf, u32 len);
+int virtio_blk_flush(struct virtio_blk *vb);
+
+/* Reset the device and set it up again (nothing may be in flight). */
+bool virtio_blk_reset(struct virtio_blk *vb);
+
+#endif

@@ -1,0 +1,276 @@
+/*
+ * virtio_blk_test.c - virtio-blk with a 32-bit DMA mask on the machine as
+ * booted: data integrity, buffers above 4 GiB bounced through the swiotlb
+ * (and the same with a 64-bit mask for comparison), requests in flight
+ * from every CPU, a full virtqueue, flush, reset, and the driver's refusal
+ * to hand the device an address beyond its mask.
+ */
+#include "dma.h"
+#include "errno.h"
+#include "kstring.h"
+#include "ktest.h"
+#include "numa.h"
+#include "page_alloc.h"
+#include "percpu.h"
+#include "sched.h"
+#include "slab.h"
+#include "swiotlb.h"
+#include "virtio_blk.h"
+#include "vm.h"
+
+#define NEED_BLK(t, vb)                                                                 \
+	struct virtio_blk *vb = virtio_blk_get();                                       \
+	if (!vb)                                                                        \
+		KTEST_SKIP(t, "no usable virtio-blk (topology line \"disk:\")")
+
+#define CHUNK (16 * 1024)               /* bytes per request in these cases */
+
+static void fill(u8 *p, u32 n, u32 seed)
+{
+	for (u32 i = 0; i < n; i++)
+		p[i] = (u8)((seed * 2654435761u + i * 7) >> 3);
+}
+
+static bool filled(const u8 *p, u32 n, u32 seed)
+{
+	for (u32 i = 0; i < n; i++)
+		if (p[i] != (u8)((seed * 2654435761u + i * 7) >> 3))
+			return false;
+	return true;
+}
+
+/* Pages (order 2, 16 KiB) on a node above 4 GiB, or low ones. */
+static struct page *chunk_pages(bool high)
+{
+	if (!high)
+		return alloc_pages(2, NODE_ANY, ALLOC_DMA32);
+	for (u32 node = 0; node < numa.nr_nodes; node++) {
+		struct page *p = alloc_pages(2, (int)node, ALLOC_THISNODE);
+		if (!p)
+			continue;
+		if (page_to_phys(p) >= DMA32_LIMIT)
+			return p;
+		free_pages(p, 2);
+	}
+	return NULL;
+}
+
+static void capacity_and_bounds(struct ktest *t)
+{
+	NEED_BLK(t, vb);
+	u8 *buf = kmalloc(VIRTIO_BLK_SECTOR, 0);
+	ASSERT_TRUE(t, buf != NULL);
+	EXPECT_GE(t, virtio_blk_capacity(vb), 2048);            /* at least 1 MiB */
+	EXPECT_EQ(t, virtio_blk_read(vb, virtio_blk_capacity(vb), buf, VIRTIO_BLK_SECTOR), -EINVAL);
+	EXPECT_EQ(t, virtio_blk_read(vb, 0, buf, 100), -EINVAL);   /* not whole sectors */
+	kfree(buf);
+}
+
+static void write_read_flush_low(struct ktest *t)
+{
+	NEED_BLK(t, vb);
+	struct page *a = chunk_pages(false), *b = chunk_pages(false);
+	ASSERT_TRUE(t, a && b);
+	u8 *out = page_address(a), *in = page_address(b);
+
+	fill(out, CHUNK, 1);
+	memset(in, 0, CHUNK);
+	EXPECT_EQ(t, virtio_blk_write(vb, 8, out, CHUNK), 0);
+	EXPECT_EQ(t, virtio_blk_flush(vb), 0);
+	EXPECT_EQ(t, virtio_blk_read(vb, 8, in, CHUNK), 0);
+	EXPECT_TRUE(t, filled(in, CHUNK, 1));
+	free_pages(a, 2);
+	free_pages(b, 2);
+}
+
+/* Patterns from buffers above 4 GiB, read back into other high buffers. */
+static void high_round_trip(struct ktest *t, struct virtio_blk *vb, u64 sector0, u32 seed,
+			    u64 *bounced)
+{
+	struct virtio_blk_stats before, after;
+	struct page *w[4] = { 0 }, *r[4] = { 0 };
+
+	*bounced = ~0UL;
+	virtio_blk_get_stats(vb, &before);
+	for (u32 i = 0; i < 4; i++) {
+		w[i] = chunk_pages(true);
+		r[i] = chunk_pages(true);
+		if (!w[i] || !r[i])
+			goto out;
+		fill(page_address(w[i]), CHUNK, seed + i);
+		memset(page_address(r[i]), 0, CHUNK);
+	}
+	for (u32 i = 0; i < 4; i++)
+		EXPECT_EQ(t, virtio_blk_write(vb, sector0 + i * (CHUNK / 512), page_address(w[i]), CHUNK), 0);
+	for (u32 i = 0; i < 4; i++) {
+		EXPECT_EQ(t, virtio_blk_read(vb, sector0 + i * (CHUNK / 512), page_address(r[i]), CHUNK), 0);
+		EXPECT_TRUE(t, filled(page_address(r[i]), CHUNK, seed + i));
+	}
+	virtio_blk_get_stats(vb, &after);
+	*bounced = after.bounced_bytes - before.bounced_bytes;
+out:
+	for (u32 i = 0; i < 4; i++) {
+		if (w[i])
+			free_pages(w[i], 2);
+		if (r[i])
+			free_pages(r[i], 2);
+	}
+}
+
+static void high_buffers_bounced_and_intact(struct ktest *t)
+{
+	NEED_BLK(t, vb);
+	struct device *dev = virtio_blk_device(vb);
+	u64 base, end;
+	int node;
+
+	struct page *probe = chunk_pages(true);
+	if (!probe)
+		KTEST_SKIP(t, "no free memory above 4 GiB");
+	free_pages(probe, 2);
+	if (!swiotlb_pool_range(&base, &end, &node) || end > DMA32_LIMIT)
+		KTEST_SKIP(t, "no bounce pool below 4 GiB (swiotlb=)");
+	ASSERT_EQ(t, dev->dma_mask, DMA_BIT_MASK(32));
+	u64 bounced32, bounced64;
+	high_round_trip(t, vb, 64, 10, &bounced32);
+	EXPECT_EQ(t, bounced32, 8UL * CHUNK);                   /* every byte, both ways */
+	dev->dma_mask = DMA_BIT_MASK(64);
+	high_round_trip(t, vb, 256, 20, &bounced64);
+	dev->dma_mask = DMA_BIT_MASK(32);
+	EXPECT_EQ(t, bounced64, 0);                             /* nothing to bounce */
+	ktest_log(t, "32-bit mask: %llu bytes bounced through 0x%llx-0x%llx; 64-bit mask: %llu",
+		  (unsigned long long)bounced32, (unsigned long long)base, (unsigned long long)end,
+		  (unsigned long long)bounced64);
+}
+
+/* Each CPU writes and reads back its own sectors, all at once. */
+#define ROUNDS 20
+
+static u32 cpu_errors;
+
+static void io_on_cpu(void *arg)
+{
+	struct virtio_blk *vb = arg;
+	u32 cpu = smp_processor_id();
+	/* 8 KiB below 4 GiB (4 out, 4 in): no bounce needed, whatever swiotlb= says. */
+	struct page *p = alloc_pages(1, NODE_ANY, ALLOC_DMA32);
+
+	if (!p) {
+		__atomic_fetch_add(&cpu_errors, 1, __ATOMIC_RELAXED);
+		return;
+	}
+	u8 *out = page_address(p), *in = out + 4096;
+	for (u32 i = 0; i < ROUNDS; i++) {
+		u64 sector = 1024 + (u64)cpu * 8;
+		fill(out, 4096, cpu * 100 + i);
+		if (virtio_blk_write(vb, sector, out, 4096) || virtio_blk_read(vb, sector, in, 4096) ||
+		    !filled(in, 4096, cpu * 100 + i))
+			__atomic_fetch_add(&cpu_errors, 1, __ATOMIC_RELAXED);
+	}
+	free_pages(p, 1);
+}
+
+static void requests_from_every_cpu(struct ktest *t)
+{
+	NEED_BLK(t, vb);
+	static struct thread *th[MAX_CPUS];
+	struct virtio_blk_stats before, after;
+
+	cpu_errors = 0;
+	virtio_blk_get_stats(vb, &before);
+	for (u32 cpu = 0; cpu < nr_cpus; cpu++)
+		th[cpu] = percpu[cpu].online ? thread_create("blk-io", io_on_cpu, vb, cpu) : NULL;
+	for (u32 cpu = 0; cpu < nr_cpus; cpu++)
+		if (th[cpu])
+			thread_join(th[cpu]);
+	virtio_blk_get_stats(vb, &after);
+	EXPECT_EQ(t, cpu_errors, 0);
+	EXPECT_EQ(t, after.requests - before.requests, 2UL * ROUNDS * nr_cpus_online);
+	if (virtio_blk_has_irq(vb))
+		EXPECT_GT(t, after.interrupts, before.interrupts);
+}
+
+static void full_virtqueue_refuses_then_drains(struct ktest *t)
+{
+	NEED_BLK(t, vb);
+	static struct virtio_blk_req reqs[256];
+	struct page *page = alloc_pages(0, NODE_ANY, ALLOC_DMA32);     /* reachable: no bounce */
+	u32 n = 0;
+	int err = 0;
+
+	ASSERT_TRUE(t, page != NULL);
+	u8 *buf = page_address(page);
+	/* Polling: nothing reaps completions until we wait, so the queue must fill. */
+	virtio_blk_set_polling(vb, true);
+	while (n < ARRAY_SIZE(reqs)) {
+		reqs[n] = (struct virtio_blk_req){ .type = VIRTIO_BLK_T_IN, .sector = n % 64,
+						   .buf = buf, .len = VIRTIO_BLK_SECTOR };
+		err = virtio_blk_submit(vb, &reqs[n]);
+		if (err)
+			break;
+		n++;
+	}
+	EXPECT_EQ(t, err, -ENOSPC);
+	EXPECT_EQ(t, n, virtio_blk_queue_size(vb) / 3);        /* 3 descriptors a request */
+	u32 ok = 0;
+	for (u32 i = 0; i < n; i++)
+		ok += virtio_blk_wait(vb, &reqs[i]) == 0;
+	virtio_blk_set_polling(vb, false);
+	EXPECT_EQ(t, ok, n);
+	EXPECT_EQ(t, virtio_blk_read(vb, 0, buf, VIRTIO_BLK_SECTOR), 0);   /* room again */
+	free_pages(page, 0);
+}
+
+static void reset_then_io_works(struct ktest *t)
+{
+	NEED_BLK(t, vb);
+	struct page *p = chunk_pages(false);
+	ASSERT_TRUE(t, p != NULL);
+	u8 *buf = page_address(p);
+
+	fill(buf, 4096, 77);
+	EXPECT_EQ(t, virtio_blk_write(vb, 2048, buf, 4096), 0);
+	ASSERT_TRUE(t, virtio_blk_reset(vb));
+	memset(buf, 0, 4096);
+	EXPECT_EQ(t, virtio_blk_read(vb, 2048, buf, 4096), 0);
+	EXPECT_TRUE(t, filled(buf, 4096, 77));                  /* the disk kept it */
+	free_pages(p, 2);
+}
+
+/* rc4 plus the map-anyway option: the driver itself refuses the address. */
+static void driver_refuses_an_address_beyond_the_mask(struct ktest *t)
+{
+	NEED_BLK(t, vb);
+	u64 base, end;
+	int node;
+	if (!swiotlb_pool_range(&base, &end, &node) || end <= DMA32_LIMIT)
+		KTEST_SKIP(t, "the pool is below 4 GiB (swiotlb=rc4 puts it above)");
+	struct page *p = chunk_pages(true);
+	if (!p)
+		KTEST_SKIP(t, "no free memory above 4 GiB");
+	struct device *dev = virtio_blk_device(vb);
+	u64 requests = 0;
+	struct virtio_blk_stats st;
+
+	virtio_blk_get_stats(vb, &st);
+	requests = st.requests;
+	dev->dma_map_unreachable = true;
+	int err = virtio_blk_write(vb, 4096, page_address(p), 4096);
+	dev->dma_map_unreachable = false;
+	EXPECT_EQ(t, err, -ERANGE);
+	virtio_blk_get_stats(vb, &st);
+	EXPECT_EQ(t, st.requests, requests);                    /* nothing reached the device */
+	free_pages(p, 2);
+}
+
+static const struct ktest_case virtio_blk_cases[] = {
+	KTEST(capacity_and_bounds),
+	KTEST(write_read_flush_low),
+	KTEST(high_buffers_bounced_and_intact),
+	KTEST(requests_from_every_cpu),
+	KTEST(full_virtqueue_refuses_then_drains),
+	KTEST(reset_then_io_works),
+	KTEST(driver_refuses_an_address_beyond_the_mask),
+	{},
+};
+KTEST_SUITE(virtio_blk, virtio_blk_cases);
