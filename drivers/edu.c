@@ -127,3 +127,14 @@ bool edu_dma(struct edu *e, dma_addr_t ram, u32 off, u32 len, bool to_ram)
 	}
 	return true;
 }
+
+bool edu_use_intx(struct edu *e, bool intx)
+{
+	if (e->vector < 0)
+		return false;
+	if (intx)
+		return pci_enable_intx(e->pci, (u8)e->vector, smp_processor_id());
+	ioapic_mask_gsi(e->pci->irq_line);      /* (the pin; identity-mapped on QEMU) */
+	pci_enable(e->pci, true);
+	return pci_enable_msi(e->pci, (u8)e->vector, smp_processor_id());
+}

@@ -10,6 +10,7 @@
  */
 #include "pci.h"
 #include "acpi.h"
+#include "apic.h"
 #include "format.h"
 #include "kstring.h"
 #include "numa.h"
@@ -352,4 +353,23 @@ bool pci_enable_msix(struct pci_dev *d, u32 entry, u8 vector, u32 cpu)
 	e[3] = 0;                                               /* unmasked */
 	pci_write16(d, cap + 2u, (u16)((ctrl & ~0x4000u) | 0x8000u)); /* enabled, not function-masked */
 	return true;
+}
+
+void pci_disable_msi(struct pci_dev *d)
+{
+	if (d->cap_msi)
+		pci_write16(d, d->cap_msi + 2u, pci_read16(d, d->cap_msi + 2u) & ~1u);
+	if (d->cap_msix)
+		pci_write16(d, d->cap_msix + 2u, pci_read16(d, d->cap_msix + 2u) & ~0x8000u);
+}
+
+bool pci_enable_intx(struct pci_dev *d, u8 vector, u32 cpu)
+{
+	if (d->irq_pin < 1 || d->irq_pin > 4 || d->irq_line >= 16 || cpu >= nr_cpus) {
+		pr_warn("pci: %s: no legacy interrupt line to route\n", d->name);
+		return false;
+	}
+	pci_disable_msi(d);
+	pci_write16(d, 0x04, pci_read16(d, 0x04) & ~PCI_COMMAND_INTX_OFF);
+	return ioapic_route_irq(d->irq_line, vector, percpu[cpu].apic_id);
 }

@@ -37,6 +37,9 @@ struct edu *edu_get(void);
 u32 edu_read32(struct edu *e, u32 reg);
 void edu_write32(struct edu *e, u32 reg, u32 v);
 
+/* Deliver its interrupt by INTx through the I/O APIC (true) or by MSI again (false). */
+bool edu_use_intx(struct edu *e, bool intx);
+
 /* Raise the device's interrupt with this status value (it acknowledges it in the handler). */
 void edu_raise_irq(struct edu *e, u32 status);
 

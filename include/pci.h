@@ -15,7 +15,8 @@
  *
  * Interrupts: pci_enable_msix()/pci_enable_msi() send a vector to one CPU
  * (the message is an APIC write: address 0xfee00000 | apic_id << 12, data
- * = vector). Without either, drivers poll.
+ * = vector); pci_enable_intx() routes the legacy line through the I/O APIC
+ * instead. Without any, drivers poll.
  */
 #ifndef PCI_H
 #define PCI_H
@@ -72,5 +73,15 @@ void pci_enable(struct pci_dev *d, bool msi);
 /* MSI-X table entry `entry`, or MSI, delivering vector to cpu; false if the device has none. */
 bool pci_enable_msix(struct pci_dev *d, u32 entry, u8 vector, u32 cpu);
 bool pci_enable_msi(struct pci_dev *d, u8 vector, u32 cpu);
+void pci_disable_msi(struct pci_dev *d);              /* MSI and MSI-X off */
+
+/*
+ * The fallback: INTx. The firmware's interrupt line (config 0x3c) is an ISA
+ * IRQ number; the I/O APIC pin, trigger and polarity come from the MADT's
+ * overrides (QEMU gives PCI's lines 5, 9, 10, 11 as level, active high).
+ * MSI and MSI-X are turned off. The handler must quiet the device before
+ * its EOI: the line is level-triggered.
+ */
+bool pci_enable_intx(struct pci_dev *d, u8 vector, u32 cpu);
 
 #endif

@@ -53,6 +53,27 @@ static void msi_interrupt_arrives(struct ktest *t)
 	EXPECT_EQ(t, edu_read32(e, 0x24), 0);   /* acknowledged */
 }
 
+/* The fallback: the same interrupt as INTx, through the I/O APIC (level-triggered). */
+static void intx_interrupt_arrives(struct ktest *t)
+{
+	NEED_EDU(t, e);
+	if (e->vector < 0)
+		KTEST_SKIP(t, "no interrupt vector");
+	if (!edu_use_intx(e, true))
+		KTEST_SKIP(t, "no legacy interrupt line");
+	u32 before = __atomic_load_n(&e->irqs, __ATOMIC_ACQUIRE);
+	u64 deadline = ktime_ns() + 1000000000UL;
+
+	edu_raise_irq(e, 0x77);
+	while (__atomic_load_n(&e->irqs, __ATOMIC_ACQUIRE) == before && ktime_ns() < deadline)
+		yield();
+	u32 after = __atomic_load_n(&e->irqs, __ATOMIC_ACQUIRE);
+	EXPECT_TRUE(t, edu_use_intx(e, false));
+	EXPECT_EQ(t, after, before + 1);                /* once: the handler quieted the line */
+	EXPECT_EQ(t, e->last_irq_status, 0x77);
+	ktest_log(t, "INTx on IRQ %u", e->pci->irq_line);
+}
+
 static struct page *page_above_4g(void)
 {
 	for (u32 node = 0; node < numa.nr_nodes; node++) {
@@ -172,6 +193,7 @@ static void rc4_device_reads_the_truncated_address(struct ktest *t)
 static const struct ktest_case edu_cases[] = {
 	KTEST(identification_and_liveness),
 	KTEST(msi_interrupt_arrives),
+	KTEST(intx_interrupt_arrives),
 	KTEST(high_buffers_round_trip),
 	KTEST(rc4_device_reads_the_truncated_address),
 	{},
