@@ -9,6 +9,7 @@
  *     -> memory map (sanitized) -> page tables -> framebuffer console
  *     -> ACPI tables -> NUMA nodes -> boot allocator -> swiotlb pool -> page allocator, slab
  *     -> local APIC, I/O APIC -> clocks -> scheduler -> tick -> other CPUs
+ *     -> PCI, drivers (virtio-blk, edu)
  *     -> facts -> tests (test=) -> benchmarks (bench=) -> exit or halt
  *
  * Each step only uses the ones before it, so a fault anywhere after
@@ -36,7 +37,9 @@
 #include "sched.h"
 #include "serial.h"
 #include "smp.h"
+#include "edu.h"
 #include "pci.h"
+#include "virtio_blk.h"
 #include "storm.h"
 #include "swiotlb.h"
 #include "time.h"
@@ -185,6 +188,8 @@ void kernel_main(u64 magic, u64 info_phys)
 	sti();
 	smp_boot();
 	pci_init();
+	virtio_blk_get();       /* probe the drivers: their lines come with the facts */
+	edu_get();
 	print_facts();
 
 	int failures = 0;
