@@ -11,8 +11,8 @@
  * the GSI its override names. Last, the APIC logged no error through all
  * of it.
  *
- * The cases borrow two vectors nobody uses (VEC_TEST_IPI, VEC_TEST_IRQ)
- * and give them back. Waits are bounded by the TSC, never by hlt alone.
+ * The cases borrow a free device vector (trap_alloc_vector) and give it
+ * back. Waits are bounded by the TSC, never by hlt alone.
  */
 #include "acpi.h"
 #include "apic.h"
@@ -22,8 +22,6 @@
 #include "trap.h"
 #include "x86.h"
 
-#define VEC_TEST_IPI    0x50
-#define VEC_TEST_IRQ    0x51
 #define WAIT_MS         2000            /* TSC time allowed for an interrupt to arrive */
 
 #define PIT_CH0_DATA    0x40
@@ -150,17 +148,18 @@ static void self_ipi_arrives(struct ktest *t)
 	ASSERT_TRUE(t, read_rflags() & RFLAGS_IF);
 	arrivals = 0;
 	arrived_vector = 0;
-	trap_set_handler(VEC_TEST_IPI, count_arrival);
+	int vec = trap_alloc_vector(count_arrival);
+	ASSERT_GE(t, vec, VEC_DEVICE_FIRST);
 	cli();
-	apic_send_ipi(apic_read_id(), VEC_TEST_IPI);
+	apic_send_ipi(apic_read_id(), (u8)vec);
 	udelay(100);
 	EXPECT_EQ(t, arrivals, 0);
 	sti();
 	arrived = wait_arrivals(1);
-	trap_set_handler(VEC_TEST_IPI, NULL);
+	trap_set_handler((unsigned)vec, NULL);
 	EXPECT_TRUE(t, arrived);
 	EXPECT_EQ(t, arrivals, 1);
-	EXPECT_EQ(t, arrived_vector, VEC_TEST_IPI);
+	EXPECT_EQ(t, arrived_vector, (unsigned)vec);
 }
 
 /*
@@ -180,18 +179,19 @@ static void isa_irq0_arrives_through_its_override(struct ktest *t)
 		KTEST_SKIP(t, "no I/O APIC");
 	ASSERT_TRUE(t, read_rflags() & RFLAGS_IF);
 	arrivals = 0;
-	trap_set_handler(VEC_TEST_IRQ, count_arrival);
-	ASSERT_TRUE(t, ioapic_route_irq(0, VEC_TEST_IRQ, apic_read_id()));
+	int vec = trap_alloc_vector(count_arrival);
+	ASSERT_GE(t, vec, VEC_DEVICE_FIRST);
+	ASSERT_TRUE(t, ioapic_route_irq(0, (u8)vec, apic_read_id()));
 	entry = ioapic_read_entry(r.gsi);
 	outb(PIT_CMD, PIT_CH0_ONESHOT);
 	outb(PIT_CH0_DATA, PIT_1MS & 0xff);
 	outb(PIT_CH0_DATA, PIT_1MS >> 8);
 	arrived = wait_arrivals(1);
 	ioapic_mask_gsi(r.gsi);
-	trap_set_handler(VEC_TEST_IRQ, NULL);
+	trap_set_handler((unsigned)vec, NULL);
 	EXPECT_TRUE(t, arrived);
-	EXPECT_EQ(t, arrived_vector, VEC_TEST_IRQ);
-	EXPECT_EQ(t, entry, ioapic_entry(VEC_TEST_IRQ, apic_read_id(), r, false));
+	EXPECT_EQ(t, arrived_vector, (unsigned)vec);
+	EXPECT_EQ(t, entry, ioapic_entry((u8)vec, apic_read_id(), r, false));
 	EXPECT_TRUE(t, ioapic_read_entry(r.gsi) & APIC_MASKED);
 	ktest_log(t, "IRQ 0 arrived at GSI %u (%s, %s)", r.gsi, r.active_low ? "low" : "high",
 		  r.level ? "level" : "edge");
