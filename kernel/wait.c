@@ -43,10 +43,9 @@ void wait_event(struct waitqueue *wq, bool (*cond)(void *arg), void *arg)
 	}
 }
 
-static void wake(struct waitqueue *wq, bool all)
+/* Wake the first waiter, or all of them; wq->lock held. */
+static void wake_locked(struct waitqueue *wq, bool all)
 {
-	u64 flags = spin_lock_irqsave(&wq->lock);
-
 	while (!list_empty(&wq->waiters)) {
 		struct thread *t = list_first_entry(&wq->waiters, struct thread, wait_link);
 		list_del(&t->wait_link);
@@ -54,6 +53,13 @@ static void wake(struct waitqueue *wq, bool all)
 		if (!all)
 			break;
 	}
+}
+
+static void wake(struct waitqueue *wq, bool all)
+{
+	u64 flags = spin_lock_irqsave(&wq->lock);
+
+	wake_locked(wq, all);
 	spin_unlock_irqrestore(&wq->lock, flags);
 }
 
@@ -73,13 +79,19 @@ void completion_init(struct completion *c)
 	c->done = 0;
 }
 
+/*
+ * One lock hold for the count and the wakeup: once the lock is released,
+ * the waiter may take the count and return, and a completion on its stack
+ * is gone. (Releasing the lock between the two was a use-after-return the
+ * virtio-blk test found: the wakeup then wrote into a dead stack frame.)
+ */
 void complete(struct completion *c)
 {
 	u64 flags = spin_lock_irqsave(&c->wq.lock);
 
 	c->done++;
+	wake_locked(&c->wq, false);
 	spin_unlock_irqrestore(&c->wq.lock, flags);
-	wake_up_one(&c->wq);
 }
 
 /* Consume one "done", under the queue lock (wait_event checks conditions there). */
