@@ -122,7 +122,7 @@ run: $(B)/testbed.iso | deps
 
 bench: $(B)/testbed.iso | deps
 	$(PYTHON) tests/run.py run --topo $(TOPO) --accel $(ACCEL) $(if $(FIRMWARE),--firmware $(FIRMWARE)) \
-		--args "bench=all exit=on $(ARGS)"
+		--args "bench=all story=off exit=on $(ARGS)"
 
 debug: $(B)/testbed.iso | deps
 	$(PYTHON) tests/run.py run --debug $(RUNFLAGS)

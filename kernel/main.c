@@ -41,6 +41,7 @@
 #include "pci.h"
 #include "virtio_blk.h"
 #include "storm.h"
+#include "story.h"
 #include "swiotlb.h"
 #include "time.h"
 #include "torture.h"
@@ -198,6 +199,7 @@ void kernel_main(u64 magic, u64 info_phys)
 		pr_info("testbed: tests done, %d failed\n", failures);
 		debugexit(failures ? EXIT_FAIL : EXIT_PASS);
 	}
+	story_boot();           /* make run's report, unless story=off */
 	storm_boot();
 	torture_boot();
 	if (strcmp(bench_selection, "none"))

@@ -1,0 +1,18 @@
+/*
+ * story.h - the 2.6.14 story, told by the machine it runs on.
+ *
+ * story_run() (make run's default: story=on, no test=) prints a report:
+ * the topology; where each swiotlb policy puts its pool here (on copies
+ * of the boot allocator; the live pool is the one swiotlb= chose); the
+ * open/close storm under the four RCU policies, alone and against a hog,
+ * as one table; and DMA from memory above 4 GiB through the bounce pool on
+ * virtio-blk and edu. Every verdict in it is computed from what just
+ * happened, never written in advance.
+ */
+#ifndef STORY_H
+#define STORY_H
+
+void story_run(void);           /* always */
+void story_boot(void);          /* if story=on and no test= */
+
+#endif
