@@ -373,3 +373,9 @@ bool pci_enable_intx(struct pci_dev *d, u8 vector, u32 cpu)
 	pci_write16(d, 0x04, pci_read16(d, 0x04) & ~PCI_COMMAND_INTX_OFF);
 	return ioapic_route_irq(d->irq_line, vector, percpu[cpu].apic_id);
 }
+
+void pci_print(void)
+{
+	for (u32 i = 0; i < pci_ndevs; i++)
+		print_dev(&pci_devs[i]);
+}

@@ -76,3 +76,10 @@ bool serial_init(void)
 		console_register(&serial_console, true);
 	return present;
 }
+
+int serial_getc(void)
+{
+	if (!present || !(inb(COM1 + UART_LSR) & 0x01))        /* LSR bit 0: data ready */
+		return -1;
+	return inb(COM1 + UART_DATA);
+}

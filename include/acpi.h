@@ -213,4 +213,13 @@ void acpi_init(const struct boot_info *bi);
 /* The first good table with this signature (mapped), or NULL; *len = its length. */
 const void *acpi_find(const char *sig, u32 *len);
 
+/* Hex-dump a table (false if there is none with this signature). */
+bool acpi_dump(const char *sig);
+
+/* Reset: the FADT's reset register, then the keyboard controller. Returns if both fail. */
+void acpi_reboot(void);
+
+/* Power off: SLP_TYP of \_S5 (found in the DSDT) into PM1a control. Returns if it fails. */
+void acpi_poweroff(void);
+
 #endif

@@ -51,6 +51,7 @@ struct pci_dev {
 };
 
 void pci_init(void);
+void pci_print(void);             /* the pci: lines again */
 
 /* The index-th function with vendor:device, or NULL. */
 struct pci_dev *pci_find(u16 vendor, u16 device, u32 index);

@@ -120,6 +120,9 @@ void completion_init(struct completion *c);
 void complete(struct completion *c);
 void wait_for_completion(struct completion *c);
 
+/* Sleep at least ms milliseconds (a timer on this CPU's tick, then a wakeup). */
+void msleep(u64 ms);
+
 struct mutex {
 	struct spinlock lock;           /* protects owner and waiters */
 	struct thread *owner;

@@ -12,5 +12,6 @@
 
 bool serial_init(void);                 /* true if a UART answered */
 void serial_putc(char c);               /* raw byte, no '\n' translation */
+int serial_getc(void);                  /* a received byte, or -1 (polled) */
 
 #endif

@@ -14,5 +14,6 @@
 
 void story_run(void);           /* always */
 void story_boot(void);          /* if story=on and no test= */
+void story_swiotlb_table(void); /* act 1 alone: every policy's pool on this machine */
 
 #endif

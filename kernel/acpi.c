@@ -34,6 +34,8 @@
 #include "cmdline.h"
 #include "format.h"
 #include "kstring.h"
+#include "time.h"
+#include "x86.h"
 #include "unaligned.h"
 #include "printk.h"
 #include "vm.h"
@@ -480,4 +482,84 @@ void acpi_init(const struct boot_info *bi)
 	parse_tables();
 	pr_info("ACPI: %u tables listed in the %s, %u skipped\n", acpi.ntables,
 		acpi.is_xsdt ? "XSDT" : "RSDT", acpi.nbad);
+}
+
+/* --- for the shell: dumps, reset, power off ------------------------------------ */
+
+bool acpi_dump(const char *sig)
+{
+	u32 len;
+	const u8 *t = acpi_find(sig, &len);
+
+	if (!t)
+		return false;
+	dump_bytes(sig, t, len);
+	return true;
+}
+
+/*
+ * SLP_TYPa for S5 from the DSDT: the AML of Name(\_S5, Package() {a, ...})
+ * is "_S5_" 0x12 (PackageOp) PkgLength NumElements, then a as BytePrefix
+ * (0x0a) value, or ZeroOp (0x00) / OneOp (0x01). A byte scan, not an AML
+ * interpreter: enough for the firmware we boot on; -1 if not found.
+ */
+static int s5_sleep_type(void)
+{
+	u32 len;
+	const u8 *d = acpi_find("DSDT", &len);
+
+	if (!d)
+		return -1;
+	for (u32 i = 36; i + 8 < len; i++) {
+		if (memcmp(d + i, "_S5_", 4) || d[i + 4] != 0x12)
+			continue;
+		u32 j = i + 5;
+		j += (d[j] >> 6) + 1;           /* PkgLength: 1 + the count in its top bits */
+		j++;                            /* NumElements */
+		if (j >= len)
+			return -1;
+		if (d[j] == 0x0a && j + 1 < len)
+			return d[j + 1];
+		if (d[j] == 0x00 || d[j] == 0x01)
+			return d[j];
+		return -1;
+	}
+	return -1;
+}
+
+void acpi_poweroff(void)
+{
+	int typ = s5_sleep_type();
+
+	if (!acpi.has_fadt || !acpi.fadt.pm1a_cnt || typ < 0) {
+		pr_err("acpi: cannot power off: %s\n", !acpi.has_fadt ? "no FADT" :
+		       !acpi.fadt.pm1a_cnt ? "no PM1a control port" : "no \\_S5 in the DSDT");
+		return;
+	}
+	if (acpi.fadt.smi_cmd && acpi.fadt.acpi_enable && !(inw((u16)acpi.fadt.pm1a_cnt) & 1))
+		outb((u16)acpi.fadt.smi_cmd, acpi.fadt.acpi_enable);   /* into ACPI mode (SCI_EN) */
+	outw((u16)acpi.fadt.pm1a_cnt, (u16)((typ & 7) << 10 | 1 << 13));      /* SLP_TYP, SLP_EN */
+	udelay(100000);
+	pr_err("acpi: still running after S5\n");
+}
+
+void acpi_reboot(void)
+{
+	const struct acpi_gas *r = &acpi.fadt.reset_reg;
+
+	if (acpi.has_fadt && acpi.fadt.reset_supported && r->address) {
+		if (r->space_id == ACPI_GAS_IO)
+			outb((u16)r->address, acpi.fadt.reset_value);
+		else if (r->space_id == ACPI_GAS_MEMORY) {
+			volatile u8 *p = ioremap(r->address, 1, VM_UC);
+			if (p)
+				*p = acpi.fadt.reset_value;
+		}
+		udelay(50000);
+	}
+	for (int i = 0; i < 100000 && (inb(0x64) & 2); i++)     /* the keyboard controller */
+		;
+	outb(0x64, 0xfe);                                       /* pulse the reset line */
+	udelay(50000);
+	pr_err("acpi: reset did not happen\n");
 }

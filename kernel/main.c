@@ -40,6 +40,7 @@
 #include "edu.h"
 #include "pci.h"
 #include "virtio_blk.h"
+#include "shell.h"
 #include "storm.h"
 #include "story.h"
 #include "swiotlb.h"
@@ -206,5 +207,7 @@ void kernel_main(u64 magic, u64 info_phys)
 		failures += bench_run(bench_selection);
 	if (exit_when_done)
 		debugexit(failures ? EXIT_FAIL : EXIT_PASS);
+	if (shell_enabled())
+		shell_run();
 	halt_forever();
 }

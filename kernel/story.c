@@ -54,7 +54,7 @@ static void act_topology(void)
 	}
 }
 
-static void act_swiotlb(void)
+void story_swiotlb_table(void)
 {
 	u64 base, end;
 	int node;
@@ -237,7 +237,7 @@ void story_run(void)
 	rule();
 	printk("The 2.6.14 story, October 2005: two bugs, replayed on this machine\n");
 	act_topology();
-	act_swiotlb();
+	story_swiotlb_table();
 	act_rcu();
 	act_dma();
 	rule();

@@ -13,6 +13,7 @@
  */
 #include "sched.h"
 #include "panic.h"
+#include "time.h"
 #include "x86.h"
 
 void waitqueue_init(struct waitqueue *wq)
@@ -155,4 +156,19 @@ void mutex_unlock(struct mutex *m)
 		wake_up_thread(next);
 	}
 	spin_unlock_irqrestore(&m->lock, flags);
+}
+
+static void msleep_timeout(struct ktimer *t)
+{
+	complete(t->data);
+}
+
+void msleep(u64 ms)
+{
+	struct ktimer timer = { 0 };
+	struct completion done;
+
+	completion_init(&done);
+	timer_add(&timer, ms * 1000000, smp_processor_id(), msleep_timeout, &done);
+	wait_for_completion(&done);     /* the timer is off its list before its fn runs */
 }

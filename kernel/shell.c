@@ -1,0 +1,429 @@
+/*
+ * shell.c - the command line (see shell.h).
+ *
+ * The commands are a table of { name, usage, help, fn }; fn gets argc/argv
+ * and returns false for bad arguments, which prints the usage line. A line
+ * is split on blanks into at most SHELL_ARGS_MAX words. History is a ring
+ * of the last SHELL_HISTORY lines.
+ */
+#include "shell.h"
+#include "acpi.h"
+#include "bench.h"
+#include "cmdline.h"
+#include "dma.h"
+#include "edu.h"
+#include "format.h"
+#include "kbd.h"
+#include "kstring.h"
+#include "ktest.h"
+#include "mm.h"
+#include "numa.h"
+#include "page_alloc.h"
+#include "pci.h"
+#include "percpu.h"
+#include "printk.h"
+#include "rcu.h"
+#include "sched.h"
+#include "serial.h"
+#include "slab.h"
+#include "storm.h"
+#include "story.h"
+#include "swiotlb.h"
+#include "torture.h"
+#include "vfs.h"
+#include "virtio_blk.h"
+#include "vm.h"
+
+static int shell_off;
+PARAM_CHOICE("shell", shell_off, "on", "off");
+
+/* A decimal (or 0x hex) number, the whole word; false if it is not one. */
+static bool number(const char *word, u64 *out)
+{
+	const char *why;
+
+	return parse_u64(word, strlen(word), true, out, &why);
+}
+
+struct command {
+	const char *name, *usage, *help;
+	bool (*fn)(int argc, char **argv);
+};
+
+static const struct command commands[];
+
+/* --- the commands ------------------------------------------------------------- */
+
+static bool cmd_help(int argc, char **argv);
+
+static bool cmd_topo(int argc, char **argv)
+{
+	numa_print(&numa);
+	return argc == 1;
+}
+
+static bool cmd_mem(int argc, char **argv)
+{
+	page_alloc_print();
+	slab_print();
+	return argc == 1;
+}
+
+static bool cmd_cpus(int argc, char **argv)
+{
+	for (u32 cpu = 0; cpu < nr_cpus; cpu++) {
+		struct percpu *pc = &percpu[cpu];
+		printk("cpu %u: apic %u node %u %s ticks %llu running %s\n", cpu, pc->apic_id, pc->node,
+		       pc->online ? "online" : "offline", (unsigned long long)pc->ticks,
+		       pc->online && pc->current ? pc->current->name : "-");
+	}
+	return argc == 1;
+}
+
+static bool cmd_acpi(int argc, char **argv)
+{
+	if (argc != 2 || strlen(argv[1]) != 4)
+		return false;
+	if (!acpi_dump(argv[1]))
+		printk("acpi: no table %s\n", argv[1]);
+	return true;
+}
+
+static bool cmd_rcu(int argc, char **argv)
+{
+	if (argc == 3 && !strcmp(argv[1], "mode")) {
+		rcu_barrier();
+		if (!rcu_set_mode(argv[2])) {
+			printk("rcu: no mode %s (fqs, count, batch10k, rc4)\n", argv[2]);
+			return true;
+		}
+	} else if (argc != 1) {
+		return false;
+	}
+	printk("rcu: mode %s, %llu grace periods, %llu forcing rounds, nr_files %llu\n", rcu_mode_name(),
+	       (unsigned long long)rcu_completed_batches(), (unsigned long long)rcu_fqs_rounds(),
+	       (unsigned long long)vfs_nr_files());
+	for (u32 cpu = 0; cpu < nr_cpus; cpu++)
+		if (percpu[cpu].online)
+			printk("rcu: cpu %u qlen %llu\n", cpu, (unsigned long long)rcu_qlen(cpu));
+	return true;
+}
+
+static bool cmd_storm(int argc, char **argv)
+{
+	struct cpumask cpus = { { 0 } }, hogs = { { 0 } };
+	struct storm_result r;
+	const char *why = NULL;
+	u64 n = 4 * vfs_max_files();
+
+	if (argc > 4)
+		return false;
+	if (argc >= 2 && !number(argv[1], &n))
+		return false;
+	if (!cpumask_parse(argc >= 3 ? argv[2] : "all", nr_cpus, &cpus, &why) ||
+	    (argc == 4 && !cpumask_parse(argv[3], nr_cpus, &hogs, &why))) {
+		printk("storm: %s\n", why ? why : "bad CPU list");
+		return false;
+	}
+	for (u32 i = 0; i < MAX_CPUS / 64; i++)
+		cpus.bits[i] &= ~hogs.bits[i];
+	storm_run(n, &cpus, &hogs, &r);
+	return true;
+}
+
+static bool cmd_torture(int argc, char **argv)
+{
+	u64 ms = 1000;
+	struct torture_result r;
+
+	if (argc > 2 || (argc == 2 && !number(argv[1], &ms)) || ms > 600000)
+		return false;
+	torture_run(ms, &r);
+	return true;
+}
+
+static bool cmd_swiotlb(int argc, char **argv)
+{
+	struct swiotlb_stats st;
+
+	story_swiotlb_table();
+	swiotlb_get_stats(&st);
+	printk("swiotlb: %llu maps, %llu unmaps, %llu bytes copied, %llu refused (full), "
+	       "%u of %u slabs in use, %u at most\n", (unsigned long long)st.maps,
+	       (unsigned long long)st.unmaps, (unsigned long long)st.bytes_copied,
+	       (unsigned long long)st.full, st.used_slabs, st.slabs, st.peak_slabs);
+	return argc == 1;
+}
+
+static void print_device(const struct device *d)
+{
+	printk("dma: %s mask 0x%llx coherent 0x%llx: %llu mappings, %llu bounced, %llu refused\n",
+	       d->name, (unsigned long long)d->dma_mask, (unsigned long long)d->coherent_dma_mask,
+	       (unsigned long long)d->stats.mappings, (unsigned long long)d->stats.bounces,
+	       (unsigned long long)d->stats.errors);
+}
+
+static bool cmd_dma(int argc, char **argv)
+{
+	struct virtio_blk *vb = virtio_blk_get();
+	struct edu *e = edu_get();
+
+	if (vb)
+		print_device(virtio_blk_device(vb));
+	if (e)
+		print_device(&e->pci->dma);
+	if (!vb && !e)
+		printk("dma: no DMA devices\n");
+	return argc == 1;
+}
+
+static bool cmd_pci(int argc, char **argv)
+{
+	pci_print();
+	return argc == 1;
+}
+
+/* blk | blk read SECTOR | blk write SECTOR BYTE */
+static bool cmd_blk(int argc, char **argv)
+{
+	struct virtio_blk *vb = virtio_blk_get();
+	static u8 sector[VIRTIO_BLK_SECTOR];
+	u64 s, byte = 0;
+
+	if (!vb) {
+		printk("blk: no virtio-blk device\n");
+		return true;
+	}
+	if (argc == 1) {
+		struct virtio_blk_stats st;
+		virtio_blk_get_stats(vb, &st);
+		printk("blk: %llu sectors; %llu requests, %llu bytes, %llu bounced, %llu interrupts\n",
+		       (unsigned long long)virtio_blk_capacity(vb), (unsigned long long)st.requests,
+		       (unsigned long long)st.bytes, (unsigned long long)st.bounced_bytes,
+		       (unsigned long long)st.interrupts);
+		return true;
+	}
+	if (argc < 3 || !number(argv[2], &s))
+		return false;
+	if (!strcmp(argv[1], "read") && argc == 3) {
+		int err = virtio_blk_read(vb, s, sector, sizeof(sector));
+		if (err) {
+			printk("blk: read of sector %llu failed: %d\n", (unsigned long long)s, err);
+			return true;
+		}
+		for (u32 off = 0; off < 64; off += 16) {
+			char line[64];
+			size_t used = 0;
+			for (u32 i = 0; i < 16; i++)
+				used += snprintf(line + used, sizeof(line) - used, " %02x", sector[off + i]);
+			printk("blk: %04x:%s\n", off, line);
+		}
+		return true;
+	}
+	if (!strcmp(argv[1], "write") && argc == 4 && number(argv[3], &byte) && byte < 256) {
+		memset(sector, (int)byte, sizeof(sector));
+		int err = virtio_blk_write(vb, s, sector, sizeof(sector));
+		printk("blk: write of sector %llu: %s\n", (unsigned long long)s, err ? "failed" : "done");
+		return true;
+	}
+	return false;
+}
+
+static bool cmd_test(int argc, char **argv)
+{
+	if (argc != 2)
+		return false;
+	printk("test: %d failed\n", ktest_run(argv[1]));
+	return true;
+}
+
+static bool cmd_bench(int argc, char **argv)
+{
+	if (argc != 2)
+		return false;
+	bench_run(argv[1]);
+	return true;
+}
+
+static bool cmd_story(int argc, char **argv)
+{
+	story_run();
+	return argc == 1;
+}
+
+static bool cmd_reboot(int argc, char **argv)
+{
+	if (argc != 1)
+		return false;
+	acpi_reboot();
+	return true;
+}
+
+static bool cmd_poweroff(int argc, char **argv)
+{
+	if (argc != 1)
+		return false;
+	acpi_poweroff();
+	return true;
+}
+
+static const struct command commands[] = {
+	{ "help", "help", "this list", cmd_help },
+	{ "topo", "topo", "NUMA nodes, their CPUs and memory", cmd_topo },
+	{ "mem", "mem", "free memory per node and zone, slab caches", cmd_mem },
+	{ "cpus", "cpus", "CPUs: APIC ID, node, ticks, running thread", cmd_cpus },
+	{ "acpi", "acpi SIG", "hex-dump an ACPI table (SRAT, APIC, FACP, ...)", cmd_acpi },
+	{ "rcu", "rcu [mode fqs|count|batch10k|rc4]", "RCU state, or switch policy", cmd_rcu },
+	{ "storm", "storm [N [CPUS [HOGS]]]", "the open/close storm (N per CPU)", cmd_storm },
+	{ "torture", "torture [MS]", "rcutorture-style check for MS milliseconds", cmd_torture },
+	{ "swiotlb", "swiotlb", "every policy's pool here, and the live pool's use", cmd_swiotlb },
+	{ "dma", "dma", "DMA devices: masks, mappings, bounces", cmd_dma },
+	{ "pci", "pci", "PCI functions and BARs", cmd_pci },
+	{ "blk", "blk [read SECTOR | write SECTOR BYTE]", "the virtio disk", cmd_blk },
+	{ "test", "test SUITE[,SUITE...]|all", "run KTAP suites", cmd_test },
+	{ "bench", "bench NAME[,NAME...]|all", "run benchmarks", cmd_bench },
+	{ "story", "story", "the 2.6.14 story again", cmd_story },
+	{ "reboot", "reboot", "reset the machine", cmd_reboot },
+	{ "poweroff", "poweroff", "power off (ACPI S5)", cmd_poweroff },
+};
+
+static bool cmd_help(int argc, char **argv)
+{
+	for (u32 i = 0; i < ARRAY_SIZE(commands); i++)
+		printk("  %-40s %s\n", commands[i].usage, commands[i].help);
+	return argc == 1;
+}
+
+bool shell_execute(const char *line)
+{
+	char buf[SHELL_LINE_MAX], *argv[SHELL_ARGS_MAX];
+	int argc = 0;
+
+	kstrlcpy(buf, line, sizeof(buf));
+	for (char *p = buf; *p;) {
+		while (*p == ' ' || *p == '\t')
+			*p++ = 0;
+		if (!*p)
+			break;
+		if (argc == SHELL_ARGS_MAX) {
+			printk("shell: more than %d words\n", SHELL_ARGS_MAX);
+			return false;
+		}
+		argv[argc++] = p;
+		while (*p && *p != ' ' && *p != '\t')
+			p++;
+	}
+	if (!argc)
+		return true;
+	for (u32 i = 0; i < ARRAY_SIZE(commands); i++) {
+		if (strcmp(argv[0], commands[i].name))
+			continue;
+		if (commands[i].fn(argc, argv))
+			return true;
+		printk("usage: %s\n", commands[i].usage);
+		return false;
+	}
+	printk("shell: no command %s; try help\n", argv[0]);
+	return false;
+}
+
+/* --- the line editor ---------------------------------------------------------- */
+
+static char history[SHELL_HISTORY][SHELL_LINE_MAX];
+static u32 history_count;
+
+static int next_byte(void)
+{
+	for (;;) {
+		int c = serial_getc();
+		if (c < 0)
+			c = kbd_getc();
+		if (c >= 0)
+			return c;
+		msleep(10);
+	}
+}
+
+static void echo(const char *s)
+{
+	printk("%s", s);
+}
+
+static void replace_line(char *line, u32 *len, const char *with)
+{
+	while (*len) {
+		echo("\b \b");
+		(*len)--;
+	}
+	kstrlcpy(line, with, SHELL_LINE_MAX);
+	*len = (u32)strlen(line);
+	echo(line);
+}
+
+static void read_line(char *line)
+{
+	u32 len = 0, back = 0;          /* back: how far up the history we are */
+
+	line[0] = 0;
+	for (;;) {
+		int c = next_byte();
+		if (c == '\r' || c == '\n') {
+			echo("\n");
+			line[len] = 0;
+			return;
+		}
+		if (c == 27) {                          /* ESC [ A / B: history */
+			if (next_byte() != '[')
+				continue;
+			int k = next_byte();
+			if (k == 'A' && back < history_count && back < SHELL_HISTORY) {
+				back++;
+				replace_line(line, &len, history[(history_count - back) % SHELL_HISTORY]);
+			} else if (k == 'B' && back > 0) {
+				back--;
+				replace_line(line, &len, back ? history[(history_count - back) % SHELL_HISTORY] : "");
+			}
+			continue;
+		}
+		if (c == '\b' || c == 127) {
+			if (len) {
+				len--;
+				echo("\b \b");
+			}
+		} else if (c == 21) {                   /* Ctrl-U */
+			replace_line(line, &len, "");
+		} else if (c == 3) {                    /* Ctrl-C */
+			echo("^C\n");
+			line[0] = 0;
+			return;
+		} else if (c >= ' ' && c < 127 && len + 1 < SHELL_LINE_MAX) {
+			char s[2] = { (char)c, 0 };
+			line[len++] = (char)c;
+			line[len] = 0;
+			echo(s);
+		}
+	}
+}
+
+void shell_run(void)
+{
+	char line[SHELL_LINE_MAX];
+
+	kbd_init();
+	printk("testbed shell: type help\n");
+	for (;;) {
+		echo("testbed> ");
+		read_line(line);
+		if (line[0] && (!history_count ||
+				strcmp(line, history[(history_count - 1) % SHELL_HISTORY]))) {
+			kstrlcpy(history[history_count % SHELL_HISTORY], line, SHELL_LINE_MAX);
+			history_count++;
+		}
+		shell_execute(line);
+	}
+}
+
+bool shell_enabled(void)
+{
+	return !shell_off;
+}
