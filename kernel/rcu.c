@@ -253,9 +253,9 @@ static void do_batch(struct rcu_data *rdp)
 
 	while (list) {
 		next = list->next;
+		rdp->qlen--;            /* first: a callback may wake someone who reads qlen */
 		list->func(list);
 		list = next;
-		rdp->qlen--;
 		if (++count >= rdp->blimit)
 			break;
 	}
