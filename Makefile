@@ -5,6 +5,7 @@
 #   make test         host unit tests + the QEMU test matrix; "N passed, N failed"
 #   make debug        QEMU paused with a gdb stub, gdb attached with symbols
 #   make bench        boot with bench=all and print the "bench:" lines
+#   make plot         boot the story with storm.trace=on; PNG plots in build/plots/
 #   make deps         install the Debian packages the others need
 #
 # Variables: TOPO (tests/topologies/<name>.topo), FIRMWARE=bios|uefi,
@@ -65,7 +66,7 @@ HOST_CFLAGS  := -std=gnu11 -O1 -g -Wall -Wextra -Werror -Wno-unused-parameter \
 	-iquote include -fsanitize=address,undefined -fno-sanitize-recover=all \
 	-fno-omit-frame-pointer -DHOST_TEST
 
-.PHONY: all iso run debug bench test host-test deps clean
+.PHONY: all iso run debug bench plot test host-test deps plot-deps clean
 all: iso
 iso: $(B)/testbed.iso
 
@@ -124,6 +125,9 @@ bench: $(B)/testbed.iso | deps
 	$(PYTHON) tests/run.py run --topo $(TOPO) --accel $(ACCEL) $(if $(FIRMWARE),--firmware $(FIRMWARE)) \
 		--args "bench=all story=off exit=on $(ARGS)"
 
+plot: $(B)/testbed.iso | deps plot-deps
+	$(PYTHON) tests/plot.py
+
 debug: $(B)/testbed.iso | deps
 	$(PYTHON) tests/run.py run --debug $(RUNFLAGS)
 
@@ -157,9 +161,11 @@ DEPS := \
 	python3:python3 \
 	gdb:gdb
 
-deps:
+# install-missing LIST: install the Debian packages of LIST ("command:package"
+# or "/path:package") whose command or path is missing.
+define install-missing
 	@missing=""; \
-	for d in $(DEPS); do \
+	for d in $(1); do \
 		what=$${d%%:*}; pkg=$${d##*:}; \
 		case $$what in \
 		/*) [ -e "$$what" ] ;; \
@@ -175,6 +181,14 @@ deps:
 		echo "deps: no apt-get here; install the equivalents of:$$missing"; exit 1; fi; \
 	$$sudo apt-get update -qq && \
 	DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq --no-install-recommends $$missing
+endef
+
+deps:
+	$(call install-missing,$(DEPS))
+
+# Only make plot needs gnuplot.
+plot-deps:
+	$(call install-missing,gnuplot:gnuplot-nox)
 
 clean:
 	rm -rf $(B)

@@ -1,0 +1,120 @@
+#!/usr/bin/env python3
+"""plot.py - make plot: the storm over time, per RCU policy, as PNG plots.
+
+Boots the story topology with storm.trace=on (the story runs the storm
+under rc4, batch10k, count and fqs, alone and against a hog), reads the
+"storm-trace:" CSV blocks from the serial log, and draws with gnuplot:
+
+  build/plots/nr_files.png   open files (nr_files) over time, one line per
+                             policy, alone (left) and against a hog (right),
+                             with max_files marked
+  build/plots/qlen.png       the storming CPU's callback queue, the same way
+
+The data files stay next to the plots (build/plots/*.dat).
+"""
+import os
+import re
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import run  # noqa: E402
+
+PLOTS = 'build/plots'
+LOG = 'build/logs/plot.log'
+ARGS = 'story=on storm.trace=on shell=off exit=on'
+TIMEOUT = 600
+
+
+def parse(text):
+    """The trace blocks: a list of dicts (mode, cpus, hog, columns, rows)."""
+    blocks, cur = [], None
+    for raw in text.splitlines():
+        m = re.search(r'storm-trace: (.*)$', raw)
+        if not m:
+            continue
+        body = m.group(1).strip()
+        if body.startswith('begin '):
+            fields = dict(kv.split('=', 1) for kv in body[6:].split())
+            cur = {'mode': fields['mode'], 'cpus': fields['cpus'], 'hog': fields['hog'],
+                   'columns': None, 'rows': []}
+        elif body == 'end' and cur:
+            blocks.append(cur)
+            cur = None
+        elif cur is not None and cur['columns'] is None:
+            cur['columns'] = body.split(',')
+        elif cur is not None:
+            cur['rows'].append([int(x) for x in body.split(',')])
+    return blocks
+
+
+def max_files(text):
+    m = re.search(r'VFS: file-max limit (\d+)', text)
+    return int(m.group(1)) if m else 50044
+
+
+def write_data(blocks):
+    """One .dat per storm: t_ms, nr_files, qlen of the storming CPU."""
+    names = []
+    for b in blocks:
+        cpu = int(re.match(r'\d+', b['cpus']).group(0))
+        col = b['columns'].index(f'qlen{cpu}') if f'qlen{cpu}' in b['columns'] else 2
+        name = f"{b['mode']}-{'hog' if b['hog'] != 'none' else 'alone'}"
+        with open(os.path.join(run.ROOT, PLOTS, name + '.dat'), 'w') as f:
+            for r in b['rows']:
+                f.write(f'{r[0] / 1000:.3f} {r[1]} {r[col]}\n')
+        names.append(name)
+    return names
+
+
+def gnuplot(names, limit):
+    modes = ['rc4', 'batch10k', 'count', 'fqs']
+    script = [f'set terminal pngcairo size 1200,480 font ",10" noenhanced', 'set grid',
+              'set xlabel "ms since the storm began"', 'set key top left']
+    for what, col, title in (('nr_files', 2, 'open files (nr_files)'),
+                             ('qlen', 3, 'callbacks queued on the storming CPU (qlen)')):
+        script += [f"set output '{PLOTS}/{what}.png'", 'set multiplot layout 1,2']
+        for side in ('alone', 'hog'):
+            lines = [f"'{PLOTS}/{m}-{side}.dat' using 1:{col} with lines lw 2 title '{m}'"
+                     for m in modes if f'{m}-{side}' in names]
+            if not lines:
+                continue
+            label = 'the storm alone' if side == 'alone' else 'the storm against a hog'
+            script.append(f'set title "{title}: {label}"')
+            if what == 'nr_files':
+                lines.append(f'{limit} with lines dt 2 lc rgb "red" title "max_files {limit}"')
+            script.append('plot ' + ', '.join(lines))
+        script.append('unset multiplot')
+    path = os.path.join(run.ROOT, PLOTS, 'plots.gp')
+    with open(path, 'w') as f:
+        f.write('\n'.join(script) + '\n')
+    subprocess.run(['gnuplot', path], cwd=run.ROOT, check=True)
+
+
+def main():
+    os.makedirs(os.path.join(run.ROOT, PLOTS), exist_ok=True)
+    os.makedirs(os.path.join(run.ROOT, 'build/logs'), exist_ok=True)
+    topo = run.load_topology(os.environ.get('TOPO') or 'story')
+    cmd = run.boot_command(run.find_qemu(), topo, topo.firmware, os.environ.get('ACCEL') or 'tcg',
+                           False, ARGS, f'file:{LOG}', 'none', 'plot')
+    print('plot: booting', topo.name, 'with', ARGS, flush=True)
+    try:
+        rc = subprocess.run(cmd, cwd=run.ROOT, stdin=subprocess.DEVNULL,
+                            stdout=subprocess.DEVNULL, timeout=TIMEOUT).returncode
+    except subprocess.TimeoutExpired:
+        print(f'plot: no exit after {TIMEOUT} s; see {LOG}', file=sys.stderr)
+        return 1
+    text = run.read_text(LOG)
+    blocks = parse(text)
+    if run.exit_status(rc) != 0 or not blocks:
+        print(f'plot: the boot failed or traced nothing (QEMU {rc}); see {LOG}', file=sys.stderr)
+        return 1
+    names = write_data(blocks)
+    gnuplot(names, max_files(text))
+    for what in ('nr_files', 'qlen'):
+        print(f'plot: {PLOTS}/{what}.png')
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
