@@ -75,6 +75,7 @@ KERNEL_ELF = 'build/kernel.elf'
 LOG_DIR = 'build/logs'
 VARS_DIR = 'build/vars'
 DISK_DIR = 'build/disks'
+GDB_HELPERS = 'tests/gdb/testbed.py'    # tb-cpus, tb-rq, tb-rcu, tb-swiotlb
 
 # OVMF firmware: code and variable-store templates, best pair first.
 OVMF_PAIRS = [
@@ -1123,7 +1124,8 @@ def debug_boot(options, topo, firmware, qemu):
             # Connect first, then whatever options GDB adds (-ex, -x, -batch),
             # so a script in GDB runs against the live target.
             rc = subprocess.run(gdb[:1] + [KERNEL_ELF, '-ex',
-                                           'target remote localhost:1234']
+                                           'target remote localhost:1234',
+                                           '-x', GDB_HELPERS]
                                 + gdb[1:], cwd=ROOT).returncode
         finally:
             signal.signal(signal.SIGINT, previous)
