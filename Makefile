@@ -143,6 +143,7 @@ host-test: $(B)/host/unit
 
 test: $(B)/testbed.iso $(B)/host/unit | deps
 	$(PYTHON) tests/test_run.py
+	$(PYTHON) tests/docs_check.py
 	$(PYTHON) tests/run.py test --accel $(ACCEL) --host $(B)/host/unit --matrix tests/matrix
 
 # --- tools ------------------------------------------------------------------
