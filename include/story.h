@@ -12,7 +12,18 @@
 #ifndef STORY_H
 #define STORY_H
 
-void story_run(void);           /* always */
+#include "types.h"
+
+/* What the story saw: each verdict, as it printed it. */
+struct story_result {
+	bool storms_ran, hog_storms_ran;        /* the hog row needs two CPUs */
+	bool enfile_alone[4], enfile_hog[4];    /* rc4, batch10k, count, fqs */
+	bool dma_ran;                           /* memory above 4 GiB and a device */
+	bool blk_intact, edu_intact;
+	u64 blk_bounced;
+};
+
+void story_run(struct story_result *out);       /* always; out may be NULL */
 void story_boot(void);          /* if story=on and no test= */
 void story_swiotlb_table(void); /* act 1 alone: every policy's pool on this machine */
 

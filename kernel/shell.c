@@ -247,7 +247,7 @@ static bool cmd_bench(int argc, char **argv)
 
 static bool cmd_story(int argc, char **argv)
 {
-	story_run();
+	story_run(NULL);
 	return argc == 1;
 }
 

@@ -95,7 +95,7 @@ struct storm_row {
 	struct storm_result r;
 };
 
-static void act_rcu(void)
+static void act_rcu(struct story_result *res)
 {
 	static const char *const modes[] = { "rc4", "batch10k", "count", "fqs" };
 	static struct storm_row rows[8];
@@ -123,6 +123,12 @@ static void act_rcu(void)
 		}
 	}
 	rcu_set_mode(before);
+	res->storms_ran = true;
+	res->hog_storms_ran = hogs;
+	for (u32 i = 0; i < n; i++) {
+		bool *col = rows[i].hog ? res->enfile_hog : res->enfile_alone;
+		col[i % ARRAY_SIZE(modes)] = rows[i].r.enfile_at >= 0;
+	}
 	printk("  mode      hog   iterations  ENFILE at  peak nr_files  peak qlen   GPs  k iter/s\n");
 	for (u32 i = 0; i < n; i++) {
 		const struct storm_result *r = &rows[i].r;
@@ -174,7 +180,7 @@ static void fill(u8 *p, u32 n, u8 seed)
 		p[i] = (u8)(seed + i * 3);
 }
 
-static void act_dma(void)
+static void act_dma(struct story_result *res)
 {
 	struct page *out = high_buffer(), *in = high_buffer();
 	struct virtio_blk *vb = virtio_blk_get();
@@ -196,6 +202,9 @@ static void act_dma(void)
 		virtio_blk_get_stats(vb, &a);
 		int w = virtio_blk_write(vb, 0, o, 65536), r = w ? w : virtio_blk_read(vb, 0, i, 65536);
 		virtio_blk_get_stats(vb, &b);
+		res->dma_ran = true;
+		res->blk_intact = !w && !r && pattern_ok(i, 65536, 7);
+		res->blk_bounced = b.bounced_bytes - a.bounced_bytes;
 		printk("  virtio-blk: 64 KiB written and read back: %s, %llu bytes bounced\n",
 		       w || r ? "REFUSED (no pool it can reach)" :
 		       pattern_ok(i, 65536, 7) ? "intact" : "CORRUPTED",
@@ -219,6 +228,8 @@ static void act_dma(void)
 			ok = ok && !dma_mapping_error(dev, b) && edu_dma(e, b, 0, EDU_DMA_MAX, true);
 			if (!dma_mapping_error(dev, b))
 				dma_unmap_single(dev, b, EDU_DMA_MAX, DMA_FROM_DEVICE);
+			res->dma_ran = true;
+			res->edu_intact = ok && pattern_ok(i, EDU_DMA_MAX, 9);
 			printk("  edu: %u bytes to the device and back through 0x%llx: %s\n", EDU_DMA_MAX,
 			       (unsigned long long)a, ok && pattern_ok(i, EDU_DMA_MAX, 9) ? "intact" : "CORRUPTED");
 		}
@@ -232,20 +243,24 @@ out:
 		free_pages(in, 4);
 }
 
-void story_run(void)
+void story_run(struct story_result *out)
 {
+	struct story_result res = { 0 };
+
 	rule();
 	printk("The 2.6.14 story, October 2005: two bugs, replayed on this machine\n");
 	act_topology();
 	story_swiotlb_table();
-	act_rcu();
-	act_dma();
+	act_rcu(&res);
+	act_dma(&res);
 	rule();
 	printk("See docs/story.md. Try: make run ARGS=\"swiotlb=rc4\", then the shell's help.\n");
+	if (out)
+		*out = res;
 }
 
 void story_boot(void)
 {
 	if (!story_off)
-		story_run();
+		story_run(NULL);
 }

@@ -502,6 +502,26 @@ class CommandTest(unittest.TestCase):
                                'firmware: bios\ndisk: lots\n')
 
 
+class PlotTest(unittest.TestCase):
+
+    def test_trace_blocks(self):
+        import plot
+        blocks = plot.parse(log('''
+            [    1.0] storm-trace: begin mode=rc4 cpus=2 hog=none samples=2
+            [    1.1] storm-trace: t_us,nr_files,qlen0,qlen1,qlen2
+            [    1.2] storm-trace: 1000,500,0,0,500
+            [    1.3] storm: mode=rc4 cpus=2 hog=none iterations=1 enfile_at=none
+            [    1.4] storm-trace: 2000,900,0,0,899
+            [    1.5] storm-trace: end
+            [    1.6] storm-trace: begin mode=fqs cpus=2 hog=3 samples=0
+        '''))
+        self.assertEqual(len(blocks), 1)       # the unfinished block is dropped
+        b = blocks[0]
+        self.assertEqual((b['mode'], b['cpus'], b['hog']), ('rc4', '2', 'none'))
+        self.assertEqual(b['rows'], [[1000, 500, 0, 0, 500], [2000, 900, 0, 0, 899]])
+        self.assertEqual(plot.max_files('VFS: file-max limit 123 reached'), 123)
+
+
 class ReportTest(unittest.TestCase):
 
     def test_totals(self):
