@@ -265,7 +265,6 @@ bool virtio_blk_reset(struct virtio_blk *vb)
 
 #include "bench.h"
 #include "format.h"
-#include "numa.h"
 #include "page_alloc.h"
 
 #define BENCH_SEQ_BYTES (4UL << 20)     /* 4 MiB in 64 KiB requests, written then read */
@@ -274,14 +273,9 @@ bool virtio_blk_reset(struct virtio_blk *vb)
 /* 64 KiB above 4 GiB if the machine has it (something to bounce), else anywhere. */
 static struct page *bench_pages(void)
 {
-	for (u32 node = numa.nr_nodes; node-- > 0;) {
-		struct page *p = alloc_pages(4, (int)node, ALLOC_THISNODE);
-		if (p && page_to_phys(p) >= DMA32_LIMIT)
-			return p;
-		if (p)
-			free_pages(p, 4);
-	}
-	return alloc_pages(4, NODE_ANY, 0);
+	struct page *p = alloc_pages(4, NODE_ANY, ALLOC_HIGH);
+
+	return p ? p : alloc_pages(4, NODE_ANY, 0);
 }
 
 /* MB/s (x1000) of sequential 64 KiB I/O, and 4 KiB IOPS (x1000), with the current mask. */

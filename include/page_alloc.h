@@ -20,7 +20,8 @@
  * Node choice: the asked node first, then the others from nearest to
  * farthest (SLIT distance), unless ALLOC_THISNODE. Zone choice: ZONE_NORMAL
  * first, then ZONE_DMA32, keeping low memory for those who need it;
- * ALLOC_DMA32 uses ZONE_DMA32 only.
+ * ALLOC_DMA32 uses ZONE_DMA32 only, ALLOC_HIGH ZONE_NORMAL only (the
+ * buffers a bounce is for).
  */
 #ifndef PAGE_ALLOC_H
 #define PAGE_ALLOC_H
@@ -76,6 +77,7 @@ extern u32 page_alloc_nr_nodes;
 #define ALLOC_DMA32    (1u << 0)        /* only ZONE_DMA32: below 4 GiB */
 #define ALLOC_THISNODE (1u << 1)        /* only the asked node */
 #define ALLOC_ZERO     (1u << 2)        /* zero the memory */
+#define ALLOC_HIGH     (1u << 3)        /* only ZONE_NORMAL: above 4 GiB, out of a 32-bit device's reach */
 
 /*
  * Hand every free range of bm to the buddy allocator (mem_map arrays are

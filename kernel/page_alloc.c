@@ -56,6 +56,7 @@ static const struct {
 /* Zones to try, in order: ALLOC_DMA32 gets only low memory. */
 static const enum zone_type normal_first[] = { ZONE_NORMAL, ZONE_DMA32 };
 static const enum zone_type dma32_only[] = { ZONE_DMA32 };
+static const enum zone_type normal_only[] = { ZONE_NORMAL };
 
 /* --- pages and zones ---------------------------------------------------------- */
 
@@ -199,8 +200,10 @@ static struct page *alloc_from_zone(struct zone *z, unsigned order)
 /* The node's zones in the order flags allow, or NULL. */
 static struct page *alloc_from_node(int node, unsigned order, unsigned flags)
 {
-	const enum zone_type *types = flags & ALLOC_DMA32 ? dma32_only : normal_first;
-	u32 ntypes = flags & ALLOC_DMA32 ? ARRAY_SIZE(dma32_only) : ARRAY_SIZE(normal_first);
+	const enum zone_type *types = flags & ALLOC_DMA32 ? dma32_only :
+				      flags & ALLOC_HIGH ? normal_only : normal_first;
+	u32 ntypes = flags & ALLOC_DMA32 ? ARRAY_SIZE(dma32_only) :
+		     flags & ALLOC_HIGH ? ARRAY_SIZE(normal_only) : ARRAY_SIZE(normal_first);
 
 	for (u32 i = 0; i < ntypes; i++) {
 		struct page *page = alloc_from_zone(&node_mem[node].zones[types[i]], order);

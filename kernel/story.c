@@ -153,19 +153,6 @@ static void act_rcu(struct story_result *res)
 	}
 }
 
-/* 64 KiB above 4 GiB, or NULL: without such memory there is nothing to bounce. */
-static struct page *high_buffer(void)
-{
-	for (u32 node = numa.nr_nodes; node-- > 0;) {
-		struct page *p = alloc_pages(4, (int)node, ALLOC_THISNODE);
-		if (p && page_to_phys(p) >= DMA32_LIMIT)
-			return p;
-		if (p)
-			free_pages(p, 4);
-	}
-	return NULL;
-}
-
 static bool pattern_ok(const u8 *p, u32 n, u8 seed)
 {
 	for (u32 i = 0; i < n; i++)
@@ -182,7 +169,8 @@ static void fill(u8 *p, u32 n, u8 seed)
 
 static void act_dma(struct story_result *res)
 {
-	struct page *out = high_buffer(), *in = high_buffer();
+	/* 64 KiB each above 4 GiB, or NULL: without such memory there is nothing to bounce. */
+	struct page *out = alloc_pages(4, NODE_ANY, ALLOC_HIGH), *in = alloc_pages(4, NODE_ANY, ALLOC_HIGH);
 	struct virtio_blk *vb = virtio_blk_get();
 	struct edu *e = edu_get();
 

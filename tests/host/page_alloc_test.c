@@ -433,6 +433,21 @@ static void dma32_flag_stays_below_4g(struct ktest *t)
 	EXPECT_TRUE(t, lists_as_at_init());
 }
 
+static void high_flag_stays_above_4g(struct ktest *t)
+{
+	static struct page *got[32768];
+
+	BOOT(both_zones, 1);
+	u32 n = drain(got, ARRAY_SIZE(got), 0, 0, ALLOC_HIGH);
+
+	EXPECT_EQ(t, (u64)n, nr_managed_pages(0, ZONE_NORMAL));
+	for (u32 i = 0; i < n; i++)
+		EXPECT_GE(t, page_to_phys(got[i]), DMA32_LIMIT);
+	EXPECT_EQ(t, nr_free_pages(0, ZONE_DMA32), nr_managed_pages(0, ZONE_DMA32));
+	free_all(got, n, 0);
+	EXPECT_TRUE(t, lists_as_at_init());
+}
+
 static void normal_zone_first_then_dma32(struct ktest *t)
 {
 	static struct page *got[32768];
@@ -753,6 +768,7 @@ static const struct ktest_case page_alloc_cases[] = {
 	KTEST(bad_requests_return_null),
 	KTEST(alloc_zero_clears_memory),
 	KTEST(dma32_flag_stays_below_4g),
+	KTEST(high_flag_stays_above_4g),
 	KTEST(normal_zone_first_then_dma32),
 	KTEST(thisnode_stays_on_its_node),
 	KTEST(fallback_by_distance_when_full),

@@ -165,20 +165,6 @@ static void reachable_buffer_is_not_bounced(struct ktest *t)
 	kfree(buf);
 }
 
-/* A page of memory above 4 GiB, or NULL if the machine has none free. */
-static struct page *high_page(void)
-{
-	for (u32 node = 0; node < numa.nr_nodes; node++) {
-		struct page *p = alloc_pages(0, (int)node, ALLOC_THISNODE);
-		if (!p)
-			continue;
-		if (page_to_phys(p) >= DMA32_LIMIT)
-			return p;
-		free_pages(p, 0);
-	}
-	return NULL;
-}
-
 static void fill(u8 *p, u32 n, u8 seed)
 {
 	for (u32 i = 0; i < n; i++)
@@ -197,7 +183,7 @@ static bool filled(const u8 *p, u32 n, u8 seed)
 
 static void high_buffer_bounces_each_way_or_is_refused(struct ktest *t)
 {
-	struct page *pg = high_page();
+	struct page *pg = alloc_pages(0, NODE_ANY, ALLOC_HIGH);
 
 	if (!pg)
 		KTEST_SKIP(t, "no free memory above 4 GiB");

@@ -15,7 +15,6 @@
 #include "edu.h"
 #include "kstring.h"
 #include "ktest.h"
-#include "numa.h"
 #include "page_alloc.h"
 #include "sched.h"
 #include "swiotlb.h"
@@ -74,19 +73,6 @@ static void intx_interrupt_arrives(struct ktest *t)
 	ktest_log(t, "INTx on IRQ %u", e->pci->irq_line);
 }
 
-static struct page *page_above_4g(void)
-{
-	for (u32 node = 0; node < numa.nr_nodes; node++) {
-		struct page *p = alloc_pages(0, (int)node, ALLOC_THISNODE);
-		if (!p)
-			continue;
-		if (page_to_phys(p) >= DMA32_LIMIT)
-			return p;
-		free_pages(p, 0);
-	}
-	return NULL;
-}
-
 static void fill(u8 *p, u32 n, u8 seed)
 {
 	for (u32 i = 0; i < n; i++)
@@ -113,7 +99,7 @@ static bool pool_below_4g(void)
 static void high_buffers_round_trip(struct ktest *t)
 {
 	NEED_EDU(t, e);
-	struct page *src = page_above_4g(), *dst = page_above_4g();
+	struct page *src = alloc_pages(0, NODE_ANY, ALLOC_HIGH), *dst = alloc_pages(0, NODE_ANY, ALLOC_HIGH);
 	if (!src || !dst) {
 		if (src)
 			free_pages(src, 0);
@@ -158,7 +144,7 @@ static void rc4_device_reads_the_truncated_address(struct ktest *t)
 	int node;
 	if (!swiotlb_pool_range(&base, &end, &node) || end <= DMA32_LIMIT)
 		KTEST_SKIP(t, "the pool is below 4 GiB (swiotlb=rc4 shows the bug)");
-	struct page *src = page_above_4g();
+	struct page *src = alloc_pages(0, NODE_ANY, ALLOC_HIGH);
 	struct page *back = alloc_pages(0, NODE_ANY, ALLOC_DMA32 | ALLOC_ZERO);
 	ASSERT_TRUE(t, src && back);
 	struct device reckless = e->pci->dma;

@@ -9,7 +9,6 @@
 #include "errno.h"
 #include "kstring.h"
 #include "ktest.h"
-#include "numa.h"
 #include "page_alloc.h"
 #include "percpu.h"
 #include "sched.h"
@@ -39,20 +38,10 @@ static bool filled(const u8 *p, u32 n, u32 seed)
 	return true;
 }
 
-/* Pages (order 2, 16 KiB) on a node above 4 GiB, or low ones. */
+/* 16 KiB (order 2) above 4 GiB (NULL if none is free), or below it. */
 static struct page *chunk_pages(bool high)
 {
-	if (!high)
-		return alloc_pages(2, NODE_ANY, ALLOC_DMA32);
-	for (u32 node = 0; node < numa.nr_nodes; node++) {
-		struct page *p = alloc_pages(2, (int)node, ALLOC_THISNODE);
-		if (!p)
-			continue;
-		if (page_to_phys(p) >= DMA32_LIMIT)
-			return p;
-		free_pages(p, 2);
-	}
-	return NULL;
+	return alloc_pages(2, NODE_ANY, high ? ALLOC_HIGH : ALLOC_DMA32);
 }
 
 static void capacity_and_bounds(struct ktest *t)
