@@ -165,8 +165,9 @@ KTEST_SUITE(rcu, rcu_cases);
  * virtual CPU to get host time: under TCG, with more busy virtual CPUs
  * than host cores, the host starves some for milliseconds and they act as
  * hogs themselves (docs/rcu.md, finding 1). So they run in a boot of their
- * own (tests/matrix, rcu-claims, +alone) on story, where the storm and the
- * hog take two of the four CPUs and the other two idle.
+ * own (tests/matrix: rcu-claims on story, where the storm and the hog take
+ * two of the four CPUs and the other two idle, and rcu-claims-pair on two
+ * CPUs; both +alone).
  */
 
 /* A storm on the second-highest CPU, a hog on the highest. */
