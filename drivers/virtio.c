@@ -142,7 +142,7 @@ bool virtio_negotiate(struct virtio_dev *vd, u64 wanted)
 
 static bool within(const struct device *dev, dma_addr_t addr, u64 len, const char *what)
 {
-	if (len && addr + len - 1 >= addr && addr + len - 1 <= dev->dma_mask)
+	if (dma_reachable(dev->dma_mask, addr, len))
 		return true;
 	pr_err("virtio: %s: %s at 0x%llx (%llu bytes) is beyond the DMA mask 0x%llx; refused\n",
 	       dev->name, what, (unsigned long long)addr, (unsigned long long)len,

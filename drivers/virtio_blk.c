@@ -38,9 +38,7 @@ struct virtio_blk {
 	bool read_only, can_flush;
 	struct blk_header *hdr;         /* [QUEUE_MAX], then u8 status[QUEUE_MAX] */
 	u8 *status;
-	dma_addr_t hdr_dma, status_dma;
-	void *slots;
-	dma_addr_t slots_dma;
+	dma_addr_t hdr_dma, status_dma;        /* hdr is the coherent allocation */
 	struct virtio_blk_stats stats;
 	bool polling;                   /* waiters poll; the device is asked not to interrupt */
 };
@@ -98,13 +96,11 @@ static bool probe(void)
 		return false;
 	if (!virtio_pci_probe(&vb->vd, d))
 		return false;
-	vb->slots = dma_alloc_coherent(&d->dma, SLOTS_BYTES, &vb->slots_dma);
-	if (!vb->slots)
+	vb->hdr = dma_alloc_coherent(&d->dma, SLOTS_BYTES, &vb->hdr_dma);
+	if (!vb->hdr)
 		return false;
-	vb->hdr = vb->slots;
-	vb->hdr_dma = vb->slots_dma;
-	vb->status = (u8 *)vb->slots + QUEUE_MAX * sizeof(struct blk_header);
-	vb->status_dma = vb->slots_dma + QUEUE_MAX * sizeof(struct blk_header);
+	vb->status = (u8 *)(vb->hdr + QUEUE_MAX);
+	vb->status_dma = vb->hdr_dma + QUEUE_MAX * sizeof(struct blk_header);
 	int v = trap_alloc_vector(virtio_blk_interrupt);
 	if (v >= 0 && pci_enable_msix(d, 0, (u8)v, smp_processor_id()))
 		vb->vd.vector = v;

@@ -47,6 +47,12 @@ struct device {
 	struct dma_stats stats;
 };
 
+/* Can a device with this mask reach all of [addr, addr + size)? (size 0: no) */
+static inline bool dma_reachable(u64 mask, dma_addr_t addr, u64 size)
+{
+	return size && addr + size - 1 >= addr && addr + size - 1 <= mask;
+}
+
 dma_addr_t dma_map_single(struct device *dev, void *cpu_addr, u64 size,
 			  enum dma_data_direction dir);
 void dma_unmap_single(struct device *dev, dma_addr_t addr, u64 size, enum dma_data_direction dir);

@@ -31,6 +31,7 @@
 #include "param.h"
 #include "spinlock.h"
 #include "types.h"
+#include "vm.h"
 
 struct kmem_cache;
 
@@ -88,6 +89,16 @@ void page_alloc_init(struct bootmem *bm, u32 nr_nodes, const u8 (*distance)[MAX_
 
 /* 2^order contiguous pages, or NULL. node may be NODE_ANY (node 0 first). */
 struct page *alloc_pages(unsigned order, int node, unsigned flags);
+
+/* The smallest order whose block holds size bytes; MAX_ORDER + 1 if none does. */
+static inline unsigned page_order(u64 size)
+{
+	unsigned order = 0;
+
+	while (order <= MAX_ORDER && (PAGE_SIZE << order) < size)
+		order++;
+	return order;
+}
 void free_pages(struct page *page, unsigned order);
 
 u64 page_to_phys(const struct page *page);

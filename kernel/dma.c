@@ -18,11 +18,6 @@
 #include "printk.h"
 #include "vm.h"
 
-static bool reachable(u64 mask, u64 addr, u64 size)
-{
-	return size && addr + size - 1 >= addr && addr + size - 1 <= mask;
-}
-
 static bool linear(const void *va)
 {
 	u64 v = (u64)va;
@@ -46,7 +41,7 @@ dma_addr_t dma_map_single(struct device *dev, void *cpu_addr, u64 size,
 	}
 	u64 pa = virt_to_phys(cpu_addr);
 
-	if (!swiotlb_force() && reachable(dev->dma_mask, pa, size)) {
+	if (!swiotlb_force() && dma_reachable(dev->dma_mask, pa, size)) {
 		__atomic_fetch_add(&dev->stats.mappings, 1, __ATOMIC_RELAXED);
 		return pa;
 	}
@@ -60,7 +55,7 @@ dma_addr_t dma_map_single(struct device *dev, void *cpu_addr, u64 size,
 		       swiotlb_policy_name(swiotlb_policy()));
 		return refuse(dev);
 	}
-	if (!reachable(dev->dma_mask, base, end - base) && !dev->dma_map_unreachable) {
+	if (!dma_reachable(dev->dma_mask, base, end - base) && !dev->dma_map_unreachable) {
 		pr_err("dma: %s: bounce buffer is not DMA'ble: the pool 0x%llx-0x%llx is beyond "
 		       "the mask 0x%llx (swiotlb=%s)\n", dev->name, (unsigned long long)base,
 		       (unsigned long long)end, (unsigned long long)dev->dma_mask,
@@ -100,20 +95,11 @@ bool dma_mapping_error(struct device *dev, dma_addr_t addr)
 	return addr == DMA_MAPPING_ERROR;
 }
 
-static unsigned order_of(u64 size)
-{
-	unsigned order = 0;
-
-	while ((PAGE_SIZE << order) < size)
-		order++;
-	return order;
-}
-
 void *dma_alloc_coherent(struct device *dev, u64 size, dma_addr_t *handle)
 {
-	unsigned order = order_of(size);
+	unsigned order = page_order(size);
 	unsigned flags = ALLOC_ZERO | (dev->coherent_dma_mask <= DMA_BIT_MASK(32) ? ALLOC_DMA32 : 0);
-	struct page *p = size ? alloc_pages(order, dev->node, flags) : NULL;
+	struct page *p = size && order <= MAX_ORDER ? alloc_pages(order, dev->node, flags) : NULL;
 
 	if (!p) {
 		pr_err("dma: %s: no memory for a coherent buffer of %llu bytes\n", dev->name,
@@ -122,7 +108,7 @@ void *dma_alloc_coherent(struct device *dev, u64 size, dma_addr_t *handle)
 		return NULL;
 	}
 	u64 pa = page_to_phys(p);
-	if (!reachable(dev->coherent_dma_mask, pa, PAGE_SIZE << order)) {
+	if (!dma_reachable(dev->coherent_dma_mask, pa, PAGE_SIZE << order)) {
 		pr_err("dma: %s: coherent buffer at 0x%llx is beyond its mask 0x%llx\n", dev->name,
 		       (unsigned long long)pa, (unsigned long long)dev->coherent_dma_mask);
 		free_pages(p, order);
@@ -136,7 +122,7 @@ void *dma_alloc_coherent(struct device *dev, u64 size, dma_addr_t *handle)
 void dma_free_coherent(struct device *dev, u64 size, void *cpu_addr, dma_addr_t handle)
 {
 	if (cpu_addr)
-		free_pages(phys_to_page(handle), order_of(size));
+		free_pages(phys_to_page(handle), page_order(size));
 }
 
 /* --- benchmarks ------------------------------------------------------------------- */

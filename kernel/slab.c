@@ -342,10 +342,8 @@ void kmem_cache_free(struct kmem_cache *c, void *obj)
 /* Sizes above the largest class, and ALLOC_DMA32 requests: a block of whole pages. */
 static void *kmalloc_pages(size_t size, unsigned alloc_flags)
 {
-	unsigned order = 0;
+	unsigned order = page_order(size);
 
-	while (order <= MAX_ORDER && (PAGE_SIZE << order) < size)
-		order++;
 	if (order > MAX_ORDER) {
 		pr_err("kmalloc: %zu bytes is more than the largest block (%lu KiB)\n", size,
 		       (PAGE_SIZE << MAX_ORDER) >> 10);

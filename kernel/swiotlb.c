@@ -103,7 +103,6 @@ void swiotlb_init(void)
 	}
 	swiotlb_slots_init(&pool.slots, nslabs, phys_to_virt(arrays));
 	pool.va = phys_to_virt(w->base);
-	pool.stats.slabs = pool.slots.nslabs;
 	pool.ready = true;
 	printk("swiotlb: policy=%s base=0x%llx end=0x%llx size=%lluM node=%d\n", name,
 	       (unsigned long long)w->base, (unsigned long long)(w->base + w->size),
@@ -167,8 +166,6 @@ u64 swiotlb_map(u64 orig, u64 size, enum dma_data_direction dir)
 		}
 	} else {
 		pool.stats.maps++;
-		pool.stats.used_slabs = pool.slots.used;
-		pool.stats.peak_slabs = pool.slots.peak;
 	}
 	u32 used = pool.slots.used, total = pool.slots.nslabs;
 	spin_unlock_irqrestore(&pool.lock, flags);
@@ -224,7 +221,6 @@ void swiotlb_unmap(u64 addr, u64 size, enum dma_data_direction dir)
 	flags = spin_lock_irqsave(&pool.lock);
 	swiotlb_slots_free(&pool.slots, slab);
 	pool.stats.unmaps++;
-	pool.stats.used_slabs = pool.slots.used;
 	spin_unlock_irqrestore(&pool.lock, flags);
 }
 
@@ -262,5 +258,8 @@ void swiotlb_get_stats(struct swiotlb_stats *out)
 	u64 flags = spin_lock_irqsave(&pool.lock);
 
 	*out = pool.stats;
+	out->slabs = pool.slots.nslabs;         /* the slot allocator keeps these */
+	out->used_slabs = pool.slots.used;
+	out->peak_slabs = pool.slots.peak;
 	spin_unlock_irqrestore(&pool.lock, flags);
 }
