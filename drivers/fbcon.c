@@ -197,7 +197,7 @@ bool fbcon_init(const struct mb2_framebuffer *f, bool bios)
 	console_register(&fb_console, true);
 	pr_info("fbcon: %s %ux%u at 0x%llx, %u bpp, %ux%u characters\n",
 		text_mode ? "VGA text" : "framebuffer", fb.width, fb.height,
-		(unsigned long long)fb.addr, fb.bpp, cols, rows);
+		fb.addr, fb.bpp, cols, rows);
 	return true;
 }
 

@@ -200,8 +200,8 @@ static void print_dev(const struct pci_dev *d)
 		if (!b->size)
 			continue;
 		pr_info("pci: %s BAR%u %s 0x%llx size %llu%s%s\n", d->name, i,
-			b->io ? "io" : b->is64 ? "mem64" : "mem32", (unsigned long long)b->base,
-			(unsigned long long)(b->size >= (1UL << 20) ? b->size >> 20 :
+			b->io ? "io" : b->is64 ? "mem64" : "mem32", b->base,
+			(b->size >= (1UL << 20) ? b->size >> 20 :
 					     b->size >= 1024 ? b->size >> 10 : b->size),
 			b->size >= (1UL << 20) ? "M" : b->size >= 1024 ? "K" : "",
 			b->prefetch ? " prefetchable" : "");
@@ -268,7 +268,7 @@ void pci_init(void)
 			ecam_bus_start = e->bus_start;
 			ecam_bus_end = e->bus_end;
 			if (ecam)
-				pr_info("pci: ECAM at 0x%llx, buses %u-%u\n", (unsigned long long)e->base,
+				pr_info("pci: ECAM at 0x%llx, buses %u-%u\n", e->base,
 					e->bus_start, e->bus_end);
 			break;
 		}

@@ -132,7 +132,7 @@ bool virtio_negotiate(struct virtio_dev *vd, u64 wanted)
 	wr8(vd->common, COMMON_STATUS, STATUS_ACKNOWLEDGE | STATUS_DRIVER | STATUS_FEATURES_OK);
 	if (!(rd8(vd->common, COMMON_STATUS) & STATUS_FEATURES_OK)) {
 		pr_warn("virtio: %s: the device refused features 0x%llx\n", vd->pci->name,
-			(unsigned long long)vd->features);
+			vd->features);
 		wr8(vd->common, COMMON_STATUS, STATUS_FAILED);
 		return false;
 	}
@@ -145,8 +145,7 @@ static bool within(const struct device *dev, dma_addr_t addr, u64 len, const cha
 	if (dma_reachable(dev->dma_mask, addr, len))
 		return true;
 	pr_err("virtio: %s: %s at 0x%llx (%llu bytes) is beyond the DMA mask 0x%llx; refused\n",
-	       dev->name, what, (unsigned long long)addr, (unsigned long long)len,
-	       (unsigned long long)dev->dma_mask);
+	       dev->name, what, addr, len, dev->dma_mask);
 	return false;
 }
 

@@ -107,10 +107,9 @@ static bool probe(void)
 	if (!setup(vb))
 		return false;
 	pr_info("virtio-blk: %s: %llu sectors (%llu MiB), queue of %u, %s%s, DMA mask 0x%llx\n",
-		d->name, (unsigned long long)vb->capacity,
-		(unsigned long long)(vb->capacity * VIRTIO_BLK_SECTOR >> 20), vb->vq.size,
+		d->name, vb->capacity, (vb->capacity * VIRTIO_BLK_SECTOR >> 20), vb->vq.size,
 		vb->vd.vector >= 0 ? "MSI-X" : "polling", vb->read_only ? ", read-only" : "",
-		(unsigned long long)d->dma.dma_mask);
+		d->dma.dma_mask);
 	return true;
 }
 
@@ -214,7 +213,7 @@ int virtio_blk_wait(struct virtio_blk *vb, struct virtio_blk_req *req)
 				break;
 			if (ktime_ns() > deadline) {
 				pr_err("virtio-blk: request for sector %llu not done after %lu ms\n",
-				       (unsigned long long)req->sector, POLL_TIMEOUT_NS / 1000000);
+				       req->sector, POLL_TIMEOUT_NS / 1000000);
 				return -ETIMEDOUT;      /* the buffer stays mapped: the device may still write */
 			}
 			cpu_relax();

@@ -11,14 +11,19 @@
 #include <stddef.h>
 #include <stdint.h>
 
-typedef uint8_t u8;
-typedef uint16_t u16;
-typedef uint32_t u32;
-typedef uint64_t u64;
-typedef int8_t s8;
-typedef int16_t s16;
-typedef int32_t s32;
-typedef int64_t s64;
+/*
+ * As Linux's int-ll64.h: u64 is unsigned long long on every architecture,
+ * so printk("%llu", x) fits a u64 without a cast, in the kernel and on the
+ * host alike.
+ */
+typedef unsigned char u8;
+typedef unsigned short u16;
+typedef unsigned int u32;
+typedef unsigned long long u64;
+typedef signed char s8;
+typedef short s16;
+typedef int s32;
+typedef long long s64;
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -45,5 +50,7 @@ typedef int64_t s64;
 
 /* Fail the build when cond is false: BUILD_BUG_ON(sizeof(x) != 8). */
 #define BUILD_BUG_ON(cond) _Static_assert(!(cond), #cond)
+
+BUILD_BUG_ON(sizeof(u16) != 2 || sizeof(u32) != 4 || sizeof(u64) != 8);
 
 #endif

@@ -125,7 +125,7 @@ static void print_table(const u8 *t, u64 pa, u32 len)
 	printable(oem_table, t + 16, 8);
 	printable(creator, t + 28, 4);
 	pr_info("ACPI: %-4s 0x%016llX %06X (v%02u %-6s %-8s %08X %-4s %08X)\n", sig,
-		(unsigned long long)pa, len, t[8], oem, oem_table, rd32(t + 24), creator,
+		pa, len, t[8], oem, oem_table, rd32(t + 24), creator,
 		rd32(t + 32));
 }
 
@@ -141,16 +141,14 @@ static const u8 *map_table(u64 pa, u32 *len)
 	u32 n;
 
 	if (!pa || !(h = memremap(pa, HEADER_LEN))) {
-		pr_warn("ACPI: table at 0x%llx cannot be mapped; skipped\n",
-			(unsigned long long)pa);
+		pr_warn("ACPI: table at 0x%llx cannot be mapped; skipped\n", pa);
 		acpi.nbad++;
 		return NULL;
 	}
 	n = rd32(h + 4);
 	if (n < HEADER_LEN || n > ACPI_TABLE_MAX) {
 		printable(sig, h, 4);
-		pr_warn("ACPI: %s at 0x%llx: length %u is not sane; skipped\n", sig,
-			(unsigned long long)pa, n);
+		pr_warn("ACPI: %s at 0x%llx: length %u is not sane; skipped\n", sig, pa, n);
 		acpi.nbad++;
 		return NULL;
 	}
@@ -177,10 +175,10 @@ static bool keep_table(const u8 *t, u64 pa, u32 len)
 		print_table(t, pa, len);
 	} else if (checksum_off) {
 		pr_warn("ACPI: %s at 0x%llx: bad checksum; accepted (acpi.checksum=off)\n", sig,
-			(unsigned long long)pa);
+			pa);
 		print_table(t, pa, len);
 	} else {
-		pr_warn("ACPI: %s at 0x%llx: bad checksum; skipped\n", sig, (unsigned long long)pa);
+		pr_warn("ACPI: %s at 0x%llx: bad checksum; skipped\n", sig, pa);
 		acpi.nbad++;
 		refused = true;
 	}
@@ -219,7 +217,7 @@ static bool use_rsdp(const u8 *r, size_t len, u64 pa, const char *where)
 	acpi.rsdp = pa;
 	printable(oem, r + 9, 6);
 	pr_info("ACPI: RSDP found in %s\n", where);
-	pr_info("ACPI: RSDP 0x%016llX %06X (v%02u %-6s)\n", (unsigned long long)pa, rlen, r[15],
+	pr_info("ACPI: RSDP 0x%016llX %06X (v%02u %-6s)\n", pa, rlen, r[15],
 		oem);
 	if (dump_wanted("RSDP"))
 		dump_bytes("RSDP", r, rlen);
@@ -317,10 +315,9 @@ static void print_fadt(const struct fadt_info *f)
 
 	if (f->reset_supported)
 		snprintf(reset, sizeof(reset), "reset %s 0x%llx value 0x%x",
-			 space_name(f->reset_reg.space_id),
-			 (unsigned long long)f->reset_reg.address, f->reset_value);
+			 space_name(f->reset_reg.space_id), f->reset_reg.address, f->reset_value);
 	pr_info("ACPI: FADT: SCI IRQ %u, PM timer %s 0x%llx (%s), %s\n", f->sci_irq,
-		space_name(f->pm_timer.space_id), (unsigned long long)f->pm_timer.address,
+		space_name(f->pm_timer.space_id), f->pm_timer.address,
 		f->pm_timer_32bit ? "32-bit" : "24-bit", reset);
 }
 
@@ -332,7 +329,7 @@ static void print_madt(const struct madt_info *m)
 		enabled += m->cpus[i].enabled;
 	pr_info("ACPI: MADT: %u CPU%s (%u enabled), %u I/O APIC%s, %u overrides, "
 		"LAPIC at 0x%llx\n", m->ncpus, m->ncpus == 1 ? "" : "s", enabled, m->nioapics,
-		m->nioapics == 1 ? "" : "s", m->noverrides, (unsigned long long)m->lapic_address);
+		m->nioapics == 1 ? "" : "s", m->noverrides, m->lapic_address);
 }
 
 static void print_srat(const struct srat_info *s)
@@ -343,7 +340,7 @@ static void print_srat(const struct srat_info *s)
 			 s->cpus[i].apic_id, s->cpus[i].pxm);
 	for (u32 i = 0; i < s->nmem; i++)
 		pr_info("ACPI: SRAT: PXM %u mem 0x%llx-0x%llx%s%s\n", s->mem[i].pxm,
-			(unsigned long long)s->mem[i].base, (unsigned long long)s->mem[i].end,
+			s->mem[i].base, s->mem[i].end,
 			s->mem[i].hotplug ? " hotplug" : "",
 			s->mem[i].nonvolatile ? " non-volatile" : "");
 }
@@ -366,13 +363,13 @@ static void print_mcfg(const struct mcfg_info *m)
 {
 	for (u32 i = 0; i < m->n; i++)
 		pr_info("ACPI: MCFG: segment %u buses 0x%02x-0x%02x at 0x%llx\n", m->e[i].segment,
-			m->e[i].bus_start, m->e[i].bus_end, (unsigned long long)m->e[i].base);
+			m->e[i].bus_start, m->e[i].bus_end, m->e[i].base);
 }
 
 static void print_hpet(const struct hpet_info *h)
 {
 	pr_info("ACPI: HPET: timer block %u at 0x%llx, minimum tick %u\n", h->number,
-		(unsigned long long)h->address, h->min_tick);
+		h->address, h->min_tick);
 }
 
 /* The DSDT is not in the root table: the FADT points at it. */
@@ -386,7 +383,7 @@ static void load_dsdt(void)
 	t = map_table(acpi.fadt.dsdt, &len);
 	if (t && memcmp(t, "DSDT", 4)) {
 		pr_warn("ACPI: the FADT's DSDT at 0x%llx has another signature; skipped\n",
-			(unsigned long long)acpi.fadt.dsdt);
+			acpi.fadt.dsdt);
 		acpi.nbad++;
 		return;
 	}

@@ -149,8 +149,7 @@ int acpi_parse_rsdp(const void *rsdp, size_t len, u64 *root, bool *is_xsdt)
 		xsdt = rd64(r + 24);
 	}
 	if (xsdt >= PHYS_ADDR_MAX) {
-		pr_warn("ACPI: RSDP: XSDT address 0x%llx is impossible; using the RSDT\n",
-			(unsigned long long)xsdt);
+		pr_warn("ACPI: RSDP: XSDT address 0x%llx is impossible; using the RSDT\n", xsdt);
 		xsdt = 0;
 	}
 	if (!xsdt && !rsdt) {
@@ -421,13 +420,13 @@ static void srat_add_mem(struct srat_walk *sw, const u8 *e, int *problems)
 		pxm &= 0xff;    /* ACPI 2.0 (revision 1): an 8-bit domain */
 	if (base >= PHYS_ADDR_MAX || size > PHYS_ADDR_MAX - base) {
 		pr_warn("ACPI: SRAT: memory 0x%llx+0x%llx (PXM %u) goes past 2^52; "
-			"ignored\n", (unsigned long long)base, (unsigned long long)size, pxm);
+			"ignored\n", base, size, pxm);
 		++*problems;
 		return;
 	}
 	if (s->nmem == MAX_MEM_AFFINITY) {
 		pr_warn("ACPI: SRAT: more than %d memory ranges; 0x%llx+0x%llx ignored\n",
-			MAX_MEM_AFFINITY, (unsigned long long)base, (unsigned long long)size);
+			MAX_MEM_AFFINITY, base, size);
 		++*problems;
 		return;
 	}
@@ -495,13 +494,12 @@ int acpi_parse_slit(const void *table, size_t len, struct slit_info *out)
 		return -1;
 	n = rd64(t + 36);
 	if (n == 0 || n > MAX_NODES) {
-		pr_warn("ACPI: SLIT: %llu localities; expected 1 to %d\n",
-			(unsigned long long)n, MAX_NODES);
+		pr_warn("ACPI: SLIT: %llu localities; expected 1 to %d\n", n, MAX_NODES);
 		return -1;
 	}
 	if (n * n > tlen - SLIT_MATRIX) {
 		pr_warn("ACPI: SLIT: %llu localities need %llu bytes; the table has %u\n",
-			(unsigned long long)n, (unsigned long long)(n * n), tlen - SLIT_MATRIX);
+			n, (n * n), tlen - SLIT_MATRIX);
 		return -1;
 	}
 	/* As Linux does: a matrix whose own distances are not 10, or whose
@@ -548,7 +546,7 @@ int acpi_parse_mcfg(const void *table, size_t len, struct mcfg_info *out)
 
 		if (e.base >= PHYS_ADDR_MAX || e.bus_end < e.bus_start) {
 			pr_warn("ACPI: MCFG: window at 0x%llx, buses %u-%u is invalid; "
-				"ignored\n", (unsigned long long)e.base, e.bus_start, e.bus_end);
+				"ignored\n", e.base, e.bus_start, e.bus_end);
 			problems++;
 			continue;
 		}
@@ -577,7 +575,7 @@ int acpi_parse_hpet(const void *table, size_t len, struct hpet_info *out)
 	base = rd_gas(t + 40);
 	if (base.space_id != ACPI_GAS_MEMORY || !base.address || base.address >= PHYS_ADDR_MAX) {
 		pr_warn("ACPI: HPET: base 0x%llx in address space %u is unusable\n",
-			(unsigned long long)base.address, base.space_id);
+			base.address, base.space_id);
 		return -1;
 	}
 	out->address = base.address;

@@ -493,10 +493,10 @@ static void map_xapic(void)
 		pa = acpi.madt.lapic_address;
 	if (msr_pa != pa)
 		pr_warn("apic: MADT says the local APIC is at 0x%llx, IA32_APIC_BASE 0x%llx\n",
-			(unsigned long long)pa, (unsigned long long)msr_pa);
+			pa, msr_pa);
 	lapic_mmio = ioremap(pa, PAGE_SIZE, VM_UC);
 	if (!lapic_mmio)
-		panic("apic: cannot map the local APIC at 0x%llx", (unsigned long long)pa);
+		panic("apic: cannot map the local APIC at 0x%llx", pa);
 }
 
 /* x2APIC when the CPU has it or firmware already switched to it (there is no way back). */

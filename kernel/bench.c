@@ -19,7 +19,7 @@
 void bench_report(const struct bench *b, const char *suffix, u64 milli_value, const char *unit)
 {
 	printk("bench: %s%s %llu.%03llu %s\n", b->name, suffix,
-	       (unsigned long long)(milli_value / 1000), (unsigned long long)(milli_value % 1000),
+	       (milli_value / 1000), (milli_value % 1000),
 	       unit);
 }
 

@@ -28,8 +28,6 @@
 #include "printk.h"
 #include "vm.h"
 
-#define ULL(x) ((unsigned long long)(x))
-
 void bootmem_init(struct bootmem *bm)
 {
 	bm->nmemory = 0;
@@ -79,7 +77,7 @@ static bool insert_memory(struct bootmem *bm, u64 base, u64 end, int node)
 	} else {
 		if (bm->nmemory == BOOTMEM_MAX_RANGES) {
 			pr_warn("bootmem: memory list full (%u ranges); 0x%llx-0x%llx on node %d dropped\n",
-				BOOTMEM_MAX_RANGES, ULL(base), ULL(end), node);
+				BOOTMEM_MAX_RANGES, base, end, node);
 			return false;
 		}
 		open_slot(m, &bm->nmemory, i);
@@ -109,13 +107,12 @@ static const struct bootmem_range *first_overlap(const struct bootmem *bm, u64 b
 bool bootmem_add_memory(struct bootmem *bm, u64 base, u64 end, int node)
 {
 	if (node < 0 || node >= MAX_NODES) {
-		pr_warn("bootmem: node %d out of range; 0x%llx-0x%llx dropped\n", node,
-			ULL(base), ULL(end));
+		pr_warn("bootmem: node %d out of range; 0x%llx-0x%llx dropped\n", node, base, end);
 		return false;
 	}
 	if (end < base) {
 		pr_warn("bootmem: memory 0x%llx-0x%llx ends before it starts; dropped\n",
-			ULL(base), ULL(end));
+			base, end);
 		return false;
 	}
 	while (base < end) {
@@ -127,7 +124,7 @@ bool bootmem_add_memory(struct bootmem *bm, u64 base, u64 end, int node)
 		struct bootmem_range old = *hit;
 
 		pr_warn("bootmem: 0x%llx-0x%llx for node %d is already node %d's; "
-			"the first claim wins\n", ULL(MAX(old.base, base)), ULL(MIN(old.end, end)),
+			"the first claim wins\n", MAX(old.base, base), MIN(old.end, end),
 			node, old.node);
 		if (old.base > base && !insert_memory(bm, base, old.base, node))
 			return false;
@@ -163,7 +160,7 @@ bool bootmem_reserve(struct bootmem *bm, u64 base, u64 end)
 	if (first == last) {
 		if (bm->nreserved == BOOTMEM_MAX_RANGES) {
 			pr_warn("bootmem: reserved list full (%u ranges); cannot reserve 0x%llx-0x%llx\n",
-				BOOTMEM_MAX_RANGES, ULL(base), ULL(end));
+				BOOTMEM_MAX_RANGES, base, end);
 			return false;
 		}
 		open_slot(r, &bm->nreserved, first);
@@ -192,7 +189,7 @@ void bootmem_free(struct bootmem *bm, u64 base, u64 size)
 			/* The freed part is inside: split in two. */
 			if (bm->nreserved == BOOTMEM_MAX_RANGES) {
 				pr_warn("bootmem: reserved list full; 0x%llx-0x%llx stays reserved\n",
-					ULL(base), ULL(end));
+					base, end);
 				return;
 			}
 			open_slot(r, &bm->nreserved, i + 1);
@@ -299,8 +296,7 @@ u64 bootmem_alloc(struct bootmem *bm, u64 size, u64 align, int node, u64 max_add
 	if (align == 0)
 		align = 1;
 	if (size == 0 || (align & (align - 1))) {
-		pr_warn("bootmem: bad request: 0x%llx bytes aligned to 0x%llx\n", ULL(size),
-			ULL(align));
+		pr_warn("bootmem: bad request: 0x%llx bytes aligned to 0x%llx\n", size, align);
 		return 0;
 	}
 	for (u32 i = bm->nmemory; i-- > 0; ) {

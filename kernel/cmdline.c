@@ -119,8 +119,7 @@ static bool apply(const struct param *p, const char *value, size_t len, char *wh
 			return false;
 		}
 		if (v < p->min || v > p->max) {
-			snprintf(why, whylen, "out of range %llu..%llu",
-				 (unsigned long long)p->min, (unsigned long long)p->max);
+			snprintf(why, whylen, "out of range %llu..%llu", p->min, p->max);
 			return false;
 		}
 		*(u64 *)p->var = v;

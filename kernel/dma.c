@@ -36,7 +36,7 @@ dma_addr_t dma_map_single(struct device *dev, void *cpu_addr, u64 size,
 {
 	if (!size || !linear(cpu_addr)) {
 		pr_err("dma: %s: cannot map %p (%llu bytes): not in the direct map or the kernel "
-		       "image\n", dev->name, cpu_addr, (unsigned long long)size);
+		       "image\n", dev->name, cpu_addr, size);
 		return refuse(dev);
 	}
 	u64 pa = virt_to_phys(cpu_addr);
@@ -50,15 +50,13 @@ dma_addr_t dma_map_single(struct device *dev, void *cpu_addr, u64 size,
 	int node;
 	if (!swiotlb_pool_range(&base, &end, &node)) {
 		pr_err("dma: %s: 0x%llx (%llu bytes) is beyond its mask 0x%llx and there is no "
-		       "bounce pool (swiotlb=%s)\n", dev->name, (unsigned long long)pa,
-		       (unsigned long long)size, (unsigned long long)dev->dma_mask,
+		       "bounce pool (swiotlb=%s)\n", dev->name, pa, size, dev->dma_mask,
 		       swiotlb_policy_name(swiotlb_policy()));
 		return refuse(dev);
 	}
 	if (!dma_reachable(dev->dma_mask, base, end - base) && !dev->dma_map_unreachable) {
 		pr_err("dma: %s: bounce buffer is not DMA'ble: the pool 0x%llx-0x%llx is beyond "
-		       "the mask 0x%llx (swiotlb=%s)\n", dev->name, (unsigned long long)base,
-		       (unsigned long long)end, (unsigned long long)dev->dma_mask,
+		       "the mask 0x%llx (swiotlb=%s)\n", dev->name, base, end, dev->dma_mask,
 		       swiotlb_policy_name(swiotlb_policy()));
 		return refuse(dev);
 	}
@@ -102,15 +100,14 @@ void *dma_alloc_coherent(struct device *dev, u64 size, dma_addr_t *handle)
 	struct page *p = size && order <= MAX_ORDER ? alloc_pages(order, dev->node, flags) : NULL;
 
 	if (!p) {
-		pr_err("dma: %s: no memory for a coherent buffer of %llu bytes\n", dev->name,
-		       (unsigned long long)size);
+		pr_err("dma: %s: no memory for a coherent buffer of %llu bytes\n", dev->name, size);
 		refuse(dev);
 		return NULL;
 	}
 	u64 pa = page_to_phys(p);
 	if (!dma_reachable(dev->coherent_dma_mask, pa, PAGE_SIZE << order)) {
 		pr_err("dma: %s: coherent buffer at 0x%llx is beyond its mask 0x%llx\n", dev->name,
-		       (unsigned long long)pa, (unsigned long long)dev->coherent_dma_mask);
+		       pa, dev->coherent_dma_mask);
 		free_pages(p, order);
 		refuse(dev);
 		return NULL;

@@ -71,8 +71,8 @@ bool ktest_check_eq(struct ktest *t, bool ok, const char *file, int line, const 
 		return true;
 	fail_header(t, file, line);
 	ktest_log(t, "  expected %s %s %s", left_expr, op, right_expr);
-	ktest_log(t, "  %s = %lld (0x%llx)", left_expr, (long long)left, (unsigned long long)left);
-	ktest_log(t, "  %s = %lld (0x%llx)", right_expr, (long long)right, (unsigned long long)right);
+	ktest_log(t, "  %s = %lld (0x%llx)", left_expr, (long long)left, left);
+	ktest_log(t, "  %s = %lld (0x%llx)", right_expr, (long long)right, right);
 	return false;
 }
 

@@ -90,7 +90,7 @@ static void load_boot_info(u64 magic, u64 info_phys)
 {
 	if (magic != MB2_BOOTLOADER_MAGIC) {
 		pr_err("boot: not started by a multiboot2 loader (magic 0x%llx); no boot information\n",
-		       (unsigned long long)magic);
+		       magic);
 		mb2_parse(mb2_copy, 0, &boot_info);
 		return;
 	}
@@ -105,7 +105,7 @@ static void load_boot_info(u64 magic, u64 info_phys)
 	boot_info.info_phys = info_phys;
 	pr_info("boot: %s, %s firmware, %u bytes of boot information at 0x%llx (%u tags)\n",
 		boot_info.loader_name[0] ? boot_info.loader_name : "unknown loader",
-		boot_info.efi ? "UEFI" : "BIOS", total, (unsigned long long)info_phys,
+		boot_info.efi ? "UEFI" : "BIOS", total, info_phys,
 		boot_info.ntags);
 }
 
@@ -135,8 +135,7 @@ static void print_facts(void)
 	pr_info("cpu: %s %s (family %u model %u)%s%s\n", cpu_info.vendor,
 		cpu_info.brand[0] ? cpu_info.brand : "", cpu_info.family, cpu_info.model,
 		cpu_info.hypervisor ? ", hypervisor " : "", cpu_info.hypervisor_id);
-	pr_info("memory: %llu MiB usable\n",
-		(unsigned long long)(memmap_usable_bytes(&boot_memmap) >> 20));
+	pr_info("memory: %llu MiB usable\n", (memmap_usable_bytes(&boot_memmap) >> 20));
 }
 
 static void __noreturn halt_forever(void)

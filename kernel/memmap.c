@@ -70,12 +70,12 @@ static void add(struct memmap *map, u64 base, u64 len, u32 type)
 		return;
 	if (base + len < base) {
 		pr_warn("memmap: range at 0x%llx of 0x%llx bytes wraps past 2^64; dropped\n",
-			(unsigned long long)base, (unsigned long long)len);
+			base, len);
 		return;
 	}
 	if (map->n == MMAP_MAX) {
 		pr_warn("memmap: more than %u ranges; 0x%llx+0x%llx dropped\n", MMAP_MAX,
-			(unsigned long long)base, (unsigned long long)len);
+			base, len);
 		return;
 	}
 	map->e[map->n++] = (struct memmap_entry){ base, base + len, type };
@@ -101,7 +101,7 @@ u32 memmap_from_boot(const struct boot_info *bi, struct memmap *map)
 			memcpy(&pages, d + 24, 8);
 			if (pages > (UINT64_MAX >> 12)) {
 				pr_warn("memmap: EFI descriptor %u has %llu pages; dropped\n", i,
-					(unsigned long long)pages);
+					pages);
 				continue;
 			}
 			add(map, phys, pages << 12, efi_to_e820(type));
@@ -120,9 +120,8 @@ u32 memmap_from_boot(const struct boot_info *bi, struct memmap *map)
 void memmap_print_as(const struct memmap *map, const char *label)
 {
 	for (u32 i = 0; i < map->n; i++)
-		pr_info("%s: [mem 0x%016llx-0x%016llx] %s\n", label,
-			(unsigned long long)map->e[i].base,
-			(unsigned long long)map->e[i].end - 1, e820_type_name(map->e[i].type));
+		pr_info("%s: [mem 0x%016llx-0x%016llx] %s\n", label, map->e[i].base,
+			map->e[i].end - 1, e820_type_name(map->e[i].type));
 }
 
 void memmap_print(const struct memmap *map)
@@ -228,7 +227,7 @@ bool memmap_sanitize(struct memmap *map)
 			out.e[out.n++] = (struct memmap_entry){ lo, hi, type };
 		} else {
 			pr_warn("memmap: more than %u ranges after sanitizing; [0x%llx-0x%llx) dropped\n",
-				MMAP_MAX, (unsigned long long)lo, (unsigned long long)hi);
+				MMAP_MAX, lo, hi);
 		}
 	}
 

@@ -83,8 +83,8 @@ void bootmem_setup(const struct memmap *map, const struct boot_info *bi)
 		bootmem_reserve(&bootmem, ALIGN_DOWN((u64)bi->modules[i].start, PAGE_SIZE),
 				ALIGN_UP((u64)bi->modules[i].end, PAGE_SIZE));
 	pr_info("mm: boot allocator: %llu MiB free on %u nodes; AP trampoline page 0x%llx\n",
-		(unsigned long long)(bootmem_free_bytes(&bootmem, NODE_ANY, BOOTMEM_NO_LIMIT) >> 20),
-		numa.nr_nodes, (unsigned long long)ap_trampoline_phys);
+		(bootmem_free_bytes(&bootmem, NODE_ANY, BOOTMEM_NO_LIMIT) >> 20),
+		numa.nr_nodes, ap_trampoline_phys);
 }
 
 /* Page-table pages for ioremap after boot come from the page allocator. */

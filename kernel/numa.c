@@ -65,7 +65,7 @@ static void node_add_range(struct numa_node *nd, int id, u64 base, u64 end)
 	}
 	if (nd->nmem == NUMA_MAX_RANGES) {
 		pr_warn("numa: node %d has more than %u memory ranges; [0x%llx-0x%llx) ignored\n",
-			id, NUMA_MAX_RANGES, (unsigned long long)base, (unsigned long long)end);
+			id, NUMA_MAX_RANGES, base, end);
 		return;
 	}
 	u32 i = nd->nmem++;             /* keep the ranges sorted */
@@ -183,7 +183,7 @@ static void place_ram(struct numa_layout *nl, const struct memmap *map)
 				if (node < 0)
 					node = 0;
 				pr_warn("numa: [mem 0x%llx-0x%llx] is in no SRAT range; giving it to node %d, the nearest\n",
-					(unsigned long long)pos, (unsigned long long)next - 1, node);
+					pos, next - 1, node);
 				if (nl->norphans < NUMA_MAX_ORPHANS) {
 					nl->orphan[nl->norphans] = (struct numa_range){ pos, next };
 					nl->orphan_node[nl->norphans++] = (u8)node;
@@ -266,8 +266,7 @@ void numa_print(const struct numa_layout *nl)
 		mem[0] = '\0';
 		for (u32 i = 0; i < nd->nmem && used < sizeof(mem); i++)
 			used += (size_t)snprintf(mem + used, sizeof(mem) - used, "%s0x%llx-0x%llx",
-						 i ? "," : "", (unsigned long long)nd->mem[i].base,
-						 (unsigned long long)nd->mem[i].end);
+						 i ? "," : "", nd->mem[i].base, nd->mem[i].end);
 		printk("numa: node %u cpus %s mem %s\n", id,
 		       cpumask_format(&nd->cpus, cpus, sizeof(cpus)), nd->nmem ? mem : "none");
 	}

@@ -37,8 +37,6 @@
 #include "printk.h"
 #include "vm.h"
 
-#define ULL(x) ((unsigned long long)(x))
-
 #define LOCAL_DISTANCE  10      /* SLIT distance to itself, when there is no SLIT */
 #define REMOTE_DISTANCE 20      /* SLIT distance to any other node, when there is no SLIT */
 
@@ -278,7 +276,7 @@ void free_pages(struct page *page, unsigned order)
 	spin_unlock_irqrestore(&z->lock, irq);
 	if (why)
 		pr_err("page_alloc: bad free of 0x%llx order %u: %s (flags 0x%x, order %u)\n",
-		       ULL(page_to_phys(page)), order, why, seen.flags, seen.order);
+		       page_to_phys(page), order, why, seen.flags, seen.order);
 }
 
 /* --- start-up -------------------------------------------------------------------- */
@@ -321,7 +319,7 @@ static void make_mem_map(struct bootmem *bm, struct zone *z)
 	if (!pa) {
 		pa = bootmem_alloc(bm, bytes, PAGE_SIZE, NODE_ANY, BOOTMEM_NO_LIMIT);
 		pr_warn("page_alloc: no room on node %d for its %s mem_map (%llu KiB); %s\n",
-			z->node, zone_kind[z->type].name, ULL(bytes >> 10),
+			z->node, zone_kind[z->type].name, bytes >> 10,
 			pa ? "took it from another node" : "the zone stays unused");
 	}
 	if (!pa) {
@@ -423,7 +421,7 @@ void page_alloc_init(struct bootmem *bm, u32 nr_nodes, const u8 (*distance)[MAX_
 			span_memory(&bm->memory[i]);
 		else
 			pr_warn("page_alloc: memory 0x%llx-0x%llx is on node %d, beyond %u nodes; unused\n",
-				ULL(bm->memory[i].base), ULL(bm->memory[i].end), bm->memory[i].node,
+				bm->memory[i].base, bm->memory[i].end, bm->memory[i].node,
 				nr_nodes);
 	}
 	for (u32 n = 0; n < nr_nodes; n++)
@@ -478,9 +476,8 @@ void page_alloc_print(void)
 			if (!zone_span(z))
 				continue;
 			printk("mem: node %u %-6s 0x%016llx-0x%016llx free %llu of %llu pages\n", n,
-			       zone_kind[t].name, ULL(z->start_pfn << PAGE_SHIFT),
-			       ULL(z->end_pfn << PAGE_SHIFT), ULL(z->free_pages),
-			       ULL(z->managed_pages));
+			       zone_kind[t].name, z->start_pfn << PAGE_SHIFT,
+			       z->end_pfn << PAGE_SHIFT, z->free_pages, z->managed_pages);
 		}
 	}
 }

@@ -49,10 +49,9 @@ static void print_frame(u64 pc)
 	const char *name = ksym_lookup(pc, &off, &size);
 
 	if (name)
-		printk(KERN_EMERG "  [<%016llx>] %s+0x%llx/0x%llx\n", (unsigned long long)pc, name,
-		       (unsigned long long)off, (unsigned long long)size);
+		printk(KERN_EMERG "  [<%016llx>] %s+0x%llx/0x%llx\n", pc, name, off, size);
 	else
-		printk(KERN_EMERG "  [<%016llx>] ?\n", (unsigned long long)pc);
+		printk(KERN_EMERG "  [<%016llx>] ?\n", pc);
 }
 
 /*
@@ -95,7 +94,7 @@ void backtrace_print(u64 pc, u64 rbp)
 	for (int depth = 0; rbp && depth < BACKTRACE_MAX; depth++) {
 		if (!IS_ALIGNED(rbp, 8) || !vm_mapped(rbp) || !vm_mapped(rbp + 8)) {
 			printk(KERN_EMERG "  (frame pointer %016llx is not readable; stopping)\n",
-			       (unsigned long long)rbp);
+			       rbp);
 			return;
 		}
 		u64 next = ((u64 *)rbp)[0], ret = ((u64 *)rbp)[1];

@@ -63,9 +63,8 @@ static void emit_stamp(bool to_consoles)
 {
 	u64 ns = ktime_ns();
 	char stamp[32];
-	int n = snprintf(stamp, sizeof(stamp), "[%5llu.%06llu] ",
-			 (unsigned long long)(ns / 1000000000),
-			 (unsigned long long)(ns % 1000000000 / 1000));
+	int n = snprintf(stamp, sizeof(stamp), "[%5llu.%06llu] ", (ns / 1000000000),
+			 (ns % 1000000000 / 1000));
 	emit(stamp, (size_t)n, to_consoles);
 }
 

@@ -436,7 +436,7 @@ void rcu_init(void)
 	}
 	rcu_set_mode(policies[rcu_mode].name);
 	printk("rcu: mode=%s blimit=%ld qhimark=%llu qlowmark=%llu\n", policy->name, base_blimit(),
-	       (unsigned long long)rcu_qhimark, (unsigned long long)rcu_qlowmark);
+	       rcu_qhimark, rcu_qlowmark);
 }
 
 u64 rcu_completed_batches(void)

@@ -74,7 +74,7 @@ static bool cmd_cpus(int argc, char **argv)
 	for (u32 cpu = 0; cpu < nr_cpus; cpu++) {
 		struct percpu *pc = &percpu[cpu];
 		printk("cpu %u: apic %u node %u %s ticks %llu running %s\n", cpu, pc->apic_id, pc->node,
-		       pc->online ? "online" : "offline", (unsigned long long)pc->ticks,
+		       pc->online ? "online" : "offline", pc->ticks,
 		       pc->online && pc->current ? pc->current->name : "-");
 	}
 	return argc == 1;
@@ -101,11 +101,10 @@ static bool cmd_rcu(int argc, char **argv)
 		return false;
 	}
 	printk("rcu: mode %s, %llu grace periods, %llu forcing rounds, nr_files %llu\n", rcu_mode_name(),
-	       (unsigned long long)rcu_completed_batches(), (unsigned long long)rcu_fqs_rounds(),
-	       (unsigned long long)vfs_nr_files());
+	       rcu_completed_batches(), rcu_fqs_rounds(), vfs_nr_files());
 	for (u32 cpu = 0; cpu < nr_cpus; cpu++)
 		if (percpu[cpu].online)
-			printk("rcu: cpu %u qlen %llu\n", cpu, (unsigned long long)rcu_qlen(cpu));
+			printk("rcu: cpu %u qlen %llu\n", cpu, rcu_qlen(cpu));
 	return true;
 }
 
@@ -149,18 +148,16 @@ static bool cmd_swiotlb(int argc, char **argv)
 	story_swiotlb_table();
 	swiotlb_get_stats(&st);
 	printk("swiotlb: %llu maps, %llu unmaps, %llu bytes copied, %llu refused (full), "
-	       "%u of %u slabs in use, %u at most\n", (unsigned long long)st.maps,
-	       (unsigned long long)st.unmaps, (unsigned long long)st.bytes_copied,
-	       (unsigned long long)st.full, st.used_slabs, st.slabs, st.peak_slabs);
+	       "%u of %u slabs in use, %u at most\n", st.maps, st.unmaps, st.bytes_copied,
+	       st.full, st.used_slabs, st.slabs, st.peak_slabs);
 	return argc == 1;
 }
 
 static void print_device(const struct device *d)
 {
 	printk("dma: %s mask 0x%llx coherent 0x%llx: %llu mappings, %llu bounced, %llu refused\n",
-	       d->name, (unsigned long long)d->dma_mask, (unsigned long long)d->coherent_dma_mask,
-	       (unsigned long long)d->stats.mappings, (unsigned long long)d->stats.bounces,
-	       (unsigned long long)d->stats.errors);
+	       d->name, d->dma_mask, d->coherent_dma_mask, d->stats.mappings, d->stats.bounces,
+	       d->stats.errors);
 }
 
 static bool cmd_dma(int argc, char **argv)
@@ -198,9 +195,8 @@ static bool cmd_blk(int argc, char **argv)
 		struct virtio_blk_stats st;
 		virtio_blk_get_stats(vb, &st);
 		printk("blk: %llu sectors; %llu requests, %llu bytes, %llu bounced, %llu interrupts\n",
-		       (unsigned long long)virtio_blk_capacity(vb), (unsigned long long)st.requests,
-		       (unsigned long long)st.bytes, (unsigned long long)st.bounced_bytes,
-		       (unsigned long long)st.interrupts);
+		       virtio_blk_capacity(vb), st.requests, st.bytes, st.bounced_bytes,
+		       st.interrupts);
 		return true;
 	}
 	if (argc < 3 || !number(argv[2], &s))
@@ -208,7 +204,7 @@ static bool cmd_blk(int argc, char **argv)
 	if (!strcmp(argv[1], "read") && argc == 3) {
 		int err = virtio_blk_read(vb, s, sector, sizeof(sector));
 		if (err) {
-			printk("blk: read of sector %llu failed: %d\n", (unsigned long long)s, err);
+			printk("blk: read of sector %llu failed: %d\n", s, err);
 			return true;
 		}
 		for (u32 off = 0; off < 64; off += 16) {
@@ -223,7 +219,7 @@ static bool cmd_blk(int argc, char **argv)
 	if (!strcmp(argv[1], "write") && argc == 4 && number(argv[3], &byte) && byte < 256) {
 		memset(sector, (int)byte, sizeof(sector));
 		int err = virtio_blk_write(vb, s, sector, sizeof(sector));
-		printk("blk: write of sector %llu: %s\n", (unsigned long long)s, err ? "failed" : "done");
+		printk("blk: write of sector %llu: %s\n", s, err ? "failed" : "done");
 		return true;
 	}
 	return false;

@@ -42,8 +42,6 @@
 #include "printk.h"
 #include "vm.h"
 
-#define ULL(x) ((unsigned long long)(x))
-
 #define SLAB_MIN_OBJECTS    8   /* a slab should hold at least this many objects */
 #define SLAB_MAX_ORDER      3   /* ...in at most 8 pages, as SLUB's default */
 #define SLAB_WASTE_FRACTION 8   /* at most 1/8 of a slab left over */
@@ -151,8 +149,8 @@ static void check_poison(struct kmem_cache *c, u8 *obj)
 	for (u32 i = sizeof(void *); i < c->size; i++) {
 		if (obj[i] != POISON_FREE) {
 			c->poison_errors++;
-			pr_err("slab: %s: object 0x%llx modified after free (byte %u is 0x%02x)\n",
-			       c->name, ULL((uintptr_t)obj), i, obj[i]);
+			pr_err("slab: %s: object 0x%lx modified after free (byte %u is 0x%02x)\n",
+			       c->name, (uintptr_t)obj, i, obj[i]);
 			return;
 		}
 	}
@@ -165,9 +163,9 @@ static void *take_object(struct kmem_cache *c, struct page *slab)
 
 	if (next && !is_object_of(c, slab, next)) {
 		c->poison_errors++;
-		pr_err("slab: %s: free object 0x%llx links to 0x%llx, outside its slab; "
+		pr_err("slab: %s: free object 0x%lx links to 0x%lx, outside its slab; "
 		       "the slab's other free objects are dropped\n", c->name,
-		       ULL((uintptr_t)obj), ULL((uintptr_t)next));
+		       (uintptr_t)obj, (uintptr_t)next);
 		next = NULL;
 	}
 	slab->freelist = next;
@@ -334,7 +332,7 @@ void kmem_cache_free(struct kmem_cache *c, void *obj)
 		put_object(c, slab, obj);
 	spin_unlock_irqrestore(&c->lock, irq);
 	if (why)
-		pr_err("slab: %s: bad free of 0x%llx: %s\n", c->name, ULL((uintptr_t)obj), why);
+		pr_err("slab: %s: bad free of 0x%lx: %s\n", c->name, (uintptr_t)obj, why);
 }
 
 /* --- kmalloc ------------------------------------------------------------------------ */
@@ -383,8 +381,8 @@ void kfree(const void *p)
 		free_pages(page, page->order);
 		return;
 	}
-	pr_err("kfree: bad free of 0x%llx: not from kmalloc (no slab object or block there)\n",
-	       ULL((uintptr_t)p));
+	pr_err("kfree: bad free of 0x%lx: not from kmalloc (no slab object or block there)\n",
+	       (uintptr_t)p);
 }
 
 /* --- set-up and statistics ------------------------------------------------------------ */
@@ -410,10 +408,10 @@ void slab_print(void)
 		const struct kmem_cache *c = list_entry(pos, struct kmem_cache, caches);
 
 		printk("slab: %-16s %7u bytes %9llu in use %7llu slabs (order %u, %u per slab)",
-		       c->name, c->object_size, ULL(c->inuse), ULL(c->nr_slabs), c->order,
+		       c->name, c->object_size, c->inuse, c->nr_slabs, c->order,
 		       c->objs_per_slab);
 		if (c->poison_errors)
-			printk(", %llu corrupted free objects", ULL(c->poison_errors));
+			printk(", %llu corrupted free objects", c->poison_errors);
 		printk("\n");
 	}
 	spin_unlock_irqrestore(&all_caches_lock, irq);

@@ -237,7 +237,7 @@ static bool start_cpu(u32 cpu)
 		apic_send_sipi(apic_id, vector);
 	if (wait_online(cpu, AP_ONLINE_TIMEOUT_MS)) {
 		pr_debug("smp: CPU %u (APIC ID %u, node %u) online after %llu us%s\n", cpu, apic_id,
-			 numa.cpu_node[cpu], (unsigned long long)(ktime_ns() - t0) / 1000,
+			 numa.cpu_node[cpu], (ktime_ns() - t0) / 1000,
 			 second_sipi ? ", second STARTUP sent" : "");
 		return true;
 	}
@@ -300,7 +300,7 @@ static bool trampoline_usable(void)
 	}
 	if ((ap_trampoline_phys >> 12) >= SIPI_VECTOR_RESERVED || size > PAGE_SIZE) {
 		pr_err("smp: trampoline page 0x%llx (%llu bytes) unusable; other CPUs not started\n",
-		       (unsigned long long)ap_trampoline_phys, (unsigned long long)size);
+		       ap_trampoline_phys, size);
 		return false;
 	}
 	return true;

@@ -148,13 +148,12 @@ static void print_result(const struct storm_result *r)
 	if (r->enfile_at < 0)
 		snprintf(enfile, sizeof(enfile), "none");
 	else
-		snprintf(enfile, sizeof(enfile), "%lld", (long long)r->enfile_at);
+		snprintf(enfile, sizeof(enfile), "%lld", r->enfile_at);
 	printk("storm: mode=%s cpus=%s hog=%s iterations=%llu enfile_at=%s peak_nr_files=%llu "
 	       "peak_qlen=%llu gps=%llu ms=%llu\n", rcu_mode_name(),
 	       cpumask_format(&r->cpus, cpus, sizeof(cpus)),
-	       cpumask_format(&r->hogs, hogs, sizeof(hogs)), (unsigned long long)r->iterations,
-	       enfile, (unsigned long long)r->peak_nr_files, (unsigned long long)r->peak_qlen,
-	       (unsigned long long)r->gps, (unsigned long long)r->ms);
+	       cpumask_format(&r->hogs, hogs, sizeof(hogs)), r->iterations,
+	       enfile, r->peak_nr_files, r->peak_qlen, r->gps, r->ms);
 }
 
 void storm_run(u64 n, const struct cpumask *cpus, const struct cpumask *hogs,

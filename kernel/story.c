@@ -49,8 +49,7 @@ static void act_topology(void)
 			high += e > DMA32_LIMIT ? e - MAX(b, DMA32_LIMIT) : 0;
 		}
 		printk("  node %u: cpus %-6s  below 4 GiB %5llu MiB  above 4 GiB %5llu MiB\n", n,
-		       cpumask_format(&node->cpus, cpus, sizeof(cpus)), (unsigned long long)(low >> 20),
-		       (unsigned long long)(high >> 20));
+		       cpumask_format(&node->cpus, cpus, sizeof(cpus)), (low >> 20), (high >> 20));
 	}
 }
 
@@ -62,7 +61,7 @@ void story_swiotlb_table(void)
 
 	rule();
 	printk("Act 1. The swiotlb bounce pool (%llu MiB), policy by policy, on this machine\n",
-	       (unsigned long long)(swiotlb_size() >> 20));
+	       (swiotlb_size() >> 20));
 	printk("  policy  where                                 node  a 32-bit device can reach it\n");
 	for (int p = SWIOTLB_SCAN; p <= SWIOTLB_OFF; p++) {
 		struct swiotlb_placement w;
@@ -72,8 +71,7 @@ void story_swiotlb_table(void)
 		if (ok)
 			snprintf(nodename, sizeof(nodename), "%d", w.node);
 		if (ok)
-			snprintf(where, sizeof(where), "0x%llx-0x%llx", (unsigned long long)w.base,
-				 (unsigned long long)(w.base + w.size));
+			snprintf(where, sizeof(where), "0x%llx-0x%llx", w.base, (w.base + w.size));
 		else
 			snprintf(where, sizeof(where), "failed: %s", w.failed);
 		printk("  %-7s %-37s %4s  %s%s\n", swiotlb_policy_name((enum swiotlb_policy)p), where,
@@ -83,8 +81,7 @@ void story_swiotlb_table(void)
 	}
 	if (live)
 		printk("  This boot's pool (swiotlb=%s): 0x%llx-0x%llx on node %d.\n",
-		       swiotlb_policy_name(swiotlb_policy()), (unsigned long long)base,
-		       (unsigned long long)end, node);
+		       swiotlb_policy_name(swiotlb_policy()), base, end, node);
 	else
 		printk("  This boot has no pool (swiotlb=%s).\n", swiotlb_policy_name(swiotlb_policy()));
 }
@@ -105,8 +102,7 @@ static void act_rcu(struct story_result *res)
 
 	rule();
 	printk("Act 2. The open/close storm: %llu iterations on CPU %u, max_files %llu\n",
-	       (unsigned long long)(4 * vfs_max_files()), hogs ? nr_cpus - 2 : storm_cpu,
-	       (unsigned long long)vfs_max_files());
+	       (4 * vfs_max_files()), hogs ? nr_cpus - 2 : storm_cpu, vfs_max_files());
 	for (u32 h = 0; h < (hogs ? 2u : 1u); h++) {
 		for (u32 m = 0; m < ARRAY_SIZE(modes); m++) {
 			struct cpumask cpus = { { 0 } }, hog = { { 0 } };
@@ -136,12 +132,11 @@ static void act_rcu(struct story_result *res)
 		if (r->enfile_at < 0)
 			snprintf(enfile, sizeof(enfile), "-");
 		else
-			snprintf(enfile, sizeof(enfile), "%lld", (long long)r->enfile_at);
+			snprintf(enfile, sizeof(enfile), "%lld", r->enfile_at);
 		printk("  %-8s  %-4s  %10llu  %9s  %13llu  %9llu  %4llu  %8llu\n", rows[i].mode,
-		       rows[i].hog ? "yes" : "no", (unsigned long long)r->iterations, enfile,
-		       (unsigned long long)r->peak_nr_files, (unsigned long long)r->peak_qlen,
-		       (unsigned long long)r->gps,
-		       (unsigned long long)(r->ms ? r->iterations / r->ms : r->iterations));
+		       rows[i].hog ? "yes" : "no", r->iterations, enfile,
+		       r->peak_nr_files, r->peak_qlen, r->gps,
+		       (r->ms ? r->iterations / r->ms : r->iterations));
 	}
 	for (u32 m = 0; m < ARRAY_SIZE(modes); m++) {
 		bool alone = rows[m].r.enfile_at < 0;
@@ -180,8 +175,7 @@ static void act_dma(struct story_result *res)
 		printk("  This machine has no free memory above 4 GiB: nothing needs a bounce.\n");
 		goto out;
 	}
-	printk("  buffers at 0x%llx and 0x%llx\n", (unsigned long long)page_to_phys(out),
-	       (unsigned long long)page_to_phys(in));
+	printk("  buffers at 0x%llx and 0x%llx\n", page_to_phys(out), page_to_phys(in));
 	if (vb) {
 		struct virtio_blk_stats a, b;
 		u8 *o = page_address(out), *i = page_address(in);
@@ -196,7 +190,7 @@ static void act_dma(struct story_result *res)
 		printk("  virtio-blk: 64 KiB written and read back: %s, %llu bytes bounced\n",
 		       w || r ? "REFUSED (no pool it can reach)" :
 		       pattern_ok(i, 65536, 7) ? "intact" : "CORRUPTED",
-		       (unsigned long long)(b.bounced_bytes - a.bounced_bytes));
+		       (b.bounced_bytes - a.bounced_bytes));
 	} else {
 		printk("  virtio-blk: no device (topology line \"disk:\")\n");
 	}
@@ -219,7 +213,7 @@ static void act_dma(struct story_result *res)
 			res->dma_ran = true;
 			res->edu_intact = ok && pattern_ok(i, EDU_DMA_MAX, 9);
 			printk("  edu: %u bytes to the device and back through 0x%llx: %s\n", EDU_DMA_MAX,
-			       (unsigned long long)a, ok && pattern_ok(i, EDU_DMA_MAX, 9) ? "intact" : "CORRUPTED");
+			       a, ok && pattern_ok(i, EDU_DMA_MAX, 9) ? "intact" : "CORRUPTED");
 		}
 	} else {
 		printk("  edu: no device (-device edu,dma_mask=0xffffffff)\n");

@@ -105,8 +105,7 @@ void swiotlb_init(void)
 	pool.va = phys_to_virt(w->base);
 	pool.ready = true;
 	printk("swiotlb: policy=%s base=0x%llx end=0x%llx size=%lluM node=%d\n", name,
-	       (unsigned long long)w->base, (unsigned long long)(w->base + w->size),
-	       (unsigned long long)(w->size >> 20), w->node);
+	       w->base, (w->base + w->size), (w->size >> 20), w->node);
 	if (w->base + w->size > DMA32_LIMIT)
 		pr_warn("swiotlb: the pool lies above 4 GiB, where 32-bit devices cannot reach it: "
 			"this is the 2.6.14-rc4 bug (highest node first, no address limit)\n");
@@ -172,9 +171,8 @@ u64 swiotlb_map(u64 orig, u64 size, enum dma_data_direction dir)
 
 	if (slab < 0) {
 		if (warn)
-			pr_err("swiotlb buffer is full (sz: %llu bytes), total %u slots (%llu KiB), "
-			       "used %u\n", (unsigned long long)size, total,
-			       (unsigned long long)total * SWIOTLB_SLAB_SIZE / 1024, used);
+			pr_err("swiotlb buffer is full (sz: %llu bytes), total %u slots (%u KiB), "
+			       "used %u\n", size, total, total * (SWIOTLB_SLAB_SIZE / 1024), used);
 		return ~0UL;
 	}
 	u64 addr = pool.where.base + (u64)slab * SWIOTLB_SLAB_SIZE;
@@ -195,7 +193,7 @@ static bool find_mapping(u64 addr, u64 size, const char *what, u32 *slab, u64 *o
 	    size > (u64)pool.slots.nslabs_at[off / SWIOTLB_SLAB_SIZE] * SWIOTLB_SLAB_SIZE) {
 		__atomic_fetch_add(&pool.stats.bad_unmaps, 1, __ATOMIC_RELAXED);
 		pr_err("swiotlb: %s of 0x%llx (%llu bytes), which is no mapping; ignored\n", what,
-		       (unsigned long long)addr, (unsigned long long)size);
+		       addr, size);
 		return false;
 	}
 	*slab = (u32)(off / SWIOTLB_SLAB_SIZE);

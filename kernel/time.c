@@ -317,13 +317,12 @@ void time_init(void)
 	}
 	if (!khz_believable(khz)) {
 		pr_warn("time: TSC calibration gave %llu kHz; assuming %u kHz\n",
-			(unsigned long long)khz, FALLBACK_KHZ);
+			khz, FALLBACK_KHZ);
 		khz = FALLBACK_KHZ;
 		source = "fallback";
 	}
 	set_tsc_khz(khz, source);
-	pr_info("time: TSC %llu.%03llu MHz (%s)\n", (unsigned long long)khz / 1000,
-		(unsigned long long)khz % 1000, tsc_source);
+	pr_info("time: TSC %llu.%03llu MHz (%s)\n", khz / 1000, khz % 1000, tsc_source);
 }
 
 /* --- the local APIC timer -------------------------------------------------------- */
@@ -374,19 +373,17 @@ void time_calibrate(void)
 		khz = tsc_references[i].khz();
 		if (khz && !khz_believable(khz)) {
 			pr_warn("time: %s says the TSC runs at %llu kHz; not believed\n",
-				tsc_references[i].name, (unsigned long long)khz);
+				tsc_references[i].name, khz);
 			khz = 0;
 		}
 		if (khz)
 			set_tsc_khz(khz, tsc_references[i].name);
 	}
-	pr_info("time: TSC %llu.%03llu MHz (%s)\n", (unsigned long long)tsc_khz / 1000,
-		(unsigned long long)tsc_khz % 1000, tsc_source);
+	pr_info("time: TSC %llu.%03llu MHz (%s)\n", tsc_khz / 1000, tsc_khz % 1000, tsc_source);
 	apic_timer_khz = measure_apic_timer_khz();
 	choose_tick();
 	irq_restore(flags);
-	pr_info("time: LAPIC timer %llu kHz, tick %llu Hz (%s)\n",
-		(unsigned long long)apic_timer_khz, (unsigned long long)hz, tick_mode);
+	pr_info("time: LAPIC timer %llu kHz, tick %llu Hz (%s)\n", apic_timer_khz, hz, tick_mode);
 }
 
 /* --- timers ------------------------------------------------------------------------ */

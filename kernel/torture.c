@@ -122,12 +122,9 @@ void torture_run(u64 ms, struct torture_result *r)
 	result.errors = result.pipe[3] + result.freed_seen + obj_cache->poison_errors;
 	*r = result;
 	printk("torture: reads=%llu writes=%llu gps=%llu pipe=%llu,%llu,%llu,%llu freed_seen=%llu "
-	       "errors=%llu leaked=%llu\n", (unsigned long long)r->reads,
-	       (unsigned long long)r->writes, (unsigned long long)r->grace_periods,
-	       (unsigned long long)r->pipe[0], (unsigned long long)r->pipe[1],
-	       (unsigned long long)r->pipe[2], (unsigned long long)r->pipe[3],
-	       (unsigned long long)r->freed_seen, (unsigned long long)r->errors,
-	       (unsigned long long)obj_cache->inuse);
+	       "errors=%llu leaked=%llu\n", r->reads, r->writes, r->grace_periods,
+	       r->pipe[0], r->pipe[1], r->pipe[2], r->pipe[3], r->freed_seen, r->errors,
+	       obj_cache->inuse);
 }
 
 void torture_boot(void)

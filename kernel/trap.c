@@ -221,7 +221,7 @@ bool fault_catch(void (*fn)(void *), void *arg, struct fault_info *info)
 
 static void describe_page_fault(u64 err, u64 cr2)
 {
-	printk(KERN_EMERG "CR2: %016llx: %s %s of a %s page%s\n", (unsigned long long)cr2,
+	printk(KERN_EMERG "CR2: %016llx: %s %s of a %s page%s\n", cr2,
 	       err & PF_USER ? "user" : "kernel",
 	       err & PF_INSTR ? "instruction fetch" : err & PF_WRITE ? "write" : "read",
 	       err & PF_PRESENT ? "present (protection)" : "not-present",
@@ -237,26 +237,18 @@ void trap_panic(struct trap_frame *f)
 	if (!panic_begin())
 		panic_end();
 	printk(KERN_EMERG "PANIC: %s, vector %llu, error code 0x%llx\n",
-	       trap_name((unsigned)f->vector), (unsigned long long)f->vector,
-	       (unsigned long long)f->error_code);
+	       trap_name((unsigned)f->vector), f->vector, f->error_code);
 	if (f->vector == VEC_PF)
 		describe_page_fault(f->error_code, read_cr2());
 	printk(KERN_EMERG "RIP: %04llx:%016llx RFLAGS: %016llx RSP: %04llx:%016llx\n",
-	       (unsigned long long)f->cs, (unsigned long long)f->rip, (unsigned long long)f->rflags,
-	       (unsigned long long)f->ss, (unsigned long long)f->rsp);
-	printk(KERN_EMERG "RAX: %016llx RBX: %016llx RCX: %016llx\n", (unsigned long long)f->rax,
-	       (unsigned long long)f->rbx, (unsigned long long)f->rcx);
-	printk(KERN_EMERG "RDX: %016llx RSI: %016llx RDI: %016llx\n", (unsigned long long)f->rdx,
-	       (unsigned long long)f->rsi, (unsigned long long)f->rdi);
-	printk(KERN_EMERG "RBP: %016llx R08: %016llx R09: %016llx\n", (unsigned long long)f->rbp,
-	       (unsigned long long)f->r8, (unsigned long long)f->r9);
-	printk(KERN_EMERG "R10: %016llx R11: %016llx R12: %016llx\n", (unsigned long long)f->r10,
-	       (unsigned long long)f->r11, (unsigned long long)f->r12);
-	printk(KERN_EMERG "R13: %016llx R14: %016llx R15: %016llx\n", (unsigned long long)f->r13,
-	       (unsigned long long)f->r14, (unsigned long long)f->r15);
+	       f->cs, f->rip, f->rflags, f->ss, f->rsp);
+	printk(KERN_EMERG "RAX: %016llx RBX: %016llx RCX: %016llx\n", f->rax, f->rbx, f->rcx);
+	printk(KERN_EMERG "RDX: %016llx RSI: %016llx RDI: %016llx\n", f->rdx, f->rsi, f->rdi);
+	printk(KERN_EMERG "RBP: %016llx R08: %016llx R09: %016llx\n", f->rbp, f->r8, f->r9);
+	printk(KERN_EMERG "R10: %016llx R11: %016llx R12: %016llx\n", f->r10, f->r11, f->r12);
+	printk(KERN_EMERG "R13: %016llx R14: %016llx R15: %016llx\n", f->r13, f->r14, f->r15);
 	printk(KERN_EMERG "CR0: %016llx CR2: %016llx CR3: %016llx CR4: %016llx\n",
-	       (unsigned long long)read_cr0(), (unsigned long long)read_cr2(),
-	       (unsigned long long)read_cr3(), (unsigned long long)read_cr4());
+	       read_cr0(), read_cr2(), read_cr3(), read_cr4());
 	printk(KERN_EMERG "Backtrace:\n");
 	backtrace_print_from(f->rip, f->rsp, f->rbp);
 	panic_end();

@@ -49,7 +49,7 @@ static void warn_limit(void)
 	    !__atomic_compare_exchange_n(&last_warning_ns, &last, now ? now : 1, false,
 					 __ATOMIC_RELAXED, __ATOMIC_RELAXED))
 		return;
-	printk(KERN_WARNING "VFS: file-max limit %llu reached\n", (unsigned long long)max_files);
+	printk(KERN_WARNING "VFS: file-max limit %llu reached\n", max_files);
 }
 
 struct file *file_open(const char *path, int *err)

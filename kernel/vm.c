@@ -247,7 +247,7 @@ static void map_image(const char *start, const char *end, u64 flags)
 	u64 va = (u64)start;
 
 	if (!map_range(va, va - KERNEL_VMA, ALIGN_UP((u64)end - va, PAGE_SIZE), flags, false))
-		pr_err("vm: cannot map kernel region 0x%llx\n", (unsigned long long)va);
+		pr_err("vm: cannot map kernel region 0x%llx\n", va);
 }
 
 static void map_direct(u64 base, u64 end)
@@ -255,8 +255,8 @@ static void map_direct(u64 base, u64 end)
 	base = ALIGN_UP(base, PAGE_SIZE);
 	end = ALIGN_DOWN(end, PAGE_SIZE);
 	if (end > DIRECT_MAP_SIZE) {
-		pr_warn("vm: RAM above %llu TiB is not mapped (range ends at 0x%llx)\n",
-			(unsigned long long)(DIRECT_MAP_SIZE >> 40), (unsigned long long)end);
+		pr_warn("vm: RAM above %lu TiB is not mapped (range ends at 0x%llx)\n",
+			DIRECT_MAP_SIZE >> 40, end);
 		end = DIRECT_MAP_SIZE;
 	}
 	if (base >= end)
@@ -298,7 +298,7 @@ void vm_init(const struct memmap *map)
 	write_cr4(read_cr4() | CR4_PGE);
 	write_cr0(read_cr0() | CR0_WP);
 	pr_info("vm: direct map %llu MiB, %s pages, NX %s, %u page-table pages\n",
-		(unsigned long long)(vm_direct_mapped >> 20), have_1g_pages ? "1 GiB" : "2 MiB",
+		(vm_direct_mapped >> 20), have_1g_pages ? "1 GiB" : "2 MiB",
 		pte_nx ? "on" : "unavailable", vm_pt_pages_used);
 }
 
@@ -310,12 +310,11 @@ void *ioremap(u64 pa, u64 size, enum vm_cache cache)
 	bool ok;
 
 	if (size == 0 || pa + size < pa || end > DIRECT_MAP_SIZE) {
-		pr_err("vm: ioremap 0x%llx+0x%llx is outside the direct map\n",
-		       (unsigned long long)pa, (unsigned long long)size);
+		pr_err("vm: ioremap 0x%llx+0x%llx is outside the direct map\n", pa, size);
 		return NULL;
 	}
 	if (!pml4) {
-		pr_err("vm: ioremap 0x%llx before vm_init\n", (unsigned long long)pa);
+		pr_err("vm: ioremap 0x%llx before vm_init\n", pa);
 		return NULL;
 	}
 	flags = PTE_P | PTE_W | PTE_G | pte_nx | cache_bits(cache);
@@ -323,8 +322,7 @@ void *ioremap(u64 pa, u64 size, enum vm_cache cache)
 	ok = map_range(PAGE_OFFSET + base, base, end - base, flags, true);
 	spin_unlock_irqrestore(&vm_lock, irq);
 	if (!ok) {
-		pr_err("vm: ioremap 0x%llx+0x%llx: out of page tables\n",
-		       (unsigned long long)pa, (unsigned long long)size);
+		pr_err("vm: ioremap 0x%llx+0x%llx: out of page tables\n", pa, size);
 		return NULL;
 	}
 	return phys_to_virt(pa);
@@ -413,7 +411,7 @@ u64 vm_alloc_stack(u64 size, int node)
 	stack_slot_pages[slot] = (u32)pages;
 	stack_slot_node[slot] = (u16)(node < 0 ? 0 : node);
 	if (!map_fresh_stack(slot_top((u32)slot), pages, node)) {
-		pr_err("vm: out of memory for a %llu KiB stack\n", (unsigned long long)pages * 4);
+		pr_err("vm: out of memory for a %llu KiB stack\n", pages * 4);
 		return 0;       /* the slot stays in use: its pages are partly mapped */
 	}
 	return slot_top((u32)slot);
@@ -425,7 +423,7 @@ void vm_free_stack(u64 top)
 
 	if (top <= STACK_AREA || top > STACK_AREA + (u64)MAX_STACKS * STACK_SLOT ||
 	    (top - STACK_AREA) % STACK_SLOT || stack_slot_state[slot] != SLOT_IN_USE) {
-		pr_err("vm: vm_free_stack(0x%llx): not a stack in use\n", (unsigned long long)top);
+		pr_err("vm: vm_free_stack(0x%llx): not a stack in use\n", top);
 		return;
 	}
 	u64 irq = spin_lock_irqsave(&stack_lock);

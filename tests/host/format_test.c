@@ -377,11 +377,11 @@ static void ll_handles_64_bit_extremes(struct ktest *t)
 {
 	EXPECT_FMT(t, "-9223372036854775808", "%lld", (long long)INT64_MIN);
 	EXPECT_FMT(t, "9223372036854775807", "%lld", (long long)INT64_MAX);
-	EXPECT_FMT(t, "18446744073709551615", "%llu", (unsigned long long)UINT64_MAX);
-	EXPECT_FMT(t, "ffffffffffffffff", "%llx", (unsigned long long)UINT64_MAX);
-	EXPECT_FMT(t, "FFFFFFFFFFFFFFFF", "%llX", (unsigned long long)UINT64_MAX);
-	EXPECT_FMT(t, "1777777777777777777777", "%llo", (unsigned long long)UINT64_MAX);
-	EXPECT_FMT(t, "01777777777777777777777", "%#llo", (unsigned long long)UINT64_MAX);
+	EXPECT_FMT(t, "18446744073709551615", "%llu", ~0ULL);
+	EXPECT_FMT(t, "ffffffffffffffff", "%llx", ~0ULL);
+	EXPECT_FMT(t, "FFFFFFFFFFFFFFFF", "%llX", ~0ULL);
+	EXPECT_FMT(t, "1777777777777777777777", "%llo", ~0ULL);
+	EXPECT_FMT(t, "01777777777777777777777", "%#llo", ~0ULL);
 }
 
 static void int64_min_with_flags(struct ktest *t)

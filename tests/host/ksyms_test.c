@@ -145,7 +145,7 @@ static bool agrees(struct ktest *t, const struct ksym *table, u64 addr)
 	u64 want_size;
 
 	if (got != want) {
-		ktest_log(t, "addr 0x%llx: got %p, want %p", (unsigned long long)addr,
+		ktest_log(t, "addr 0x%llx: got %p, want %p", addr,
 			  (const void *)got, (const void *)want);
 		return false;
 	}
@@ -153,7 +153,7 @@ static bool agrees(struct ktest *t, const struct ksym *table, u64 addr)
 		return true;
 	want_size = want + 1 < table + NSYMS ? want[1].addr - want->addr : 0;
 	if (off != addr - want->addr || size != want_size) {
-		ktest_log(t, "addr 0x%llx: offset/size wrong", (unsigned long long)addr);
+		ktest_log(t, "addr 0x%llx: offset/size wrong", addr);
 		return false;
 	}
 	return true;

@@ -670,13 +670,11 @@ static void print_one_line_per_zone_with_memory(struct ktest *t)
 	page_alloc_print();
 	snprintf(line, sizeof(line),
 		 "mem: node 0 DMA32  0x0000000000100000-0x0000000008100000 free %llu of %llu pages\n",
-		 (unsigned long long)nr_free_pages(0, ZONE_DMA32),
-		 (unsigned long long)nr_managed_pages(0, ZONE_DMA32));
+		 nr_free_pages(0, ZONE_DMA32), nr_managed_pages(0, ZONE_DMA32));
 	EXPECT_TRUE(t, host_log_has(line));
 	snprintf(line, sizeof(line),
 		 "mem: node 0 NORMAL 0x0000000100000000-0x0000000108000000 free %llu of %llu pages\n",
-		 (unsigned long long)nr_free_pages(0, ZONE_NORMAL),
-		 (unsigned long long)nr_managed_pages(0, ZONE_NORMAL));
+		 nr_free_pages(0, ZONE_NORMAL), nr_managed_pages(0, ZONE_NORMAL));
 	EXPECT_TRUE(t, host_log_has(line));
 	EXPECT_EQ(t, host_log_count("mem: "), 2);
 }

@@ -270,8 +270,8 @@ static void poison_detects_write_after_free(struct ktest *t)
 	p[20] = 0;      /* the bug: a write after free */
 	ASSERT_EQ(t, kmem_cache_alloc(c, 0), p);
 	EXPECT_EQ(t, c->poison_errors, 1);
-	snprintf(want, sizeof(want), "slab: poisoned: object 0x%llx modified after free",
-		 (unsigned long long)(uintptr_t)p);
+	snprintf(want, sizeof(want), "slab: poisoned: object 0x%lx modified after free",
+		 (uintptr_t)p);
 	EXPECT_TRUE(t, host_log_has(want));
 	kmem_cache_free(c, p);
 	kmem_cache_free(c, keep);

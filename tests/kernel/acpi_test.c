@@ -201,7 +201,7 @@ static void pm_timer_advances(struct ktest *t)
 	ASSERT_TRUE(t, pm_timer_sample(port, mask, &tsc_b, &b));
 	ticks = (b - a) & mask;
 	want = (tsc_b - tsc_a) * PM_TIMER_HZ / (tsc_khz * 1000);
-	ktest_log(t, "%u PM timer ticks while the TSC says %llu", ticks, (unsigned long long)want);
+	ktest_log(t, "%u PM timer ticks while the TSC says %llu", ticks, want);
 	EXPECT_GT(t, ticks, 0);
 	EXPECT_EQ(t, a & ~mask, 0);
 	EXPECT_EQ(t, b & ~mask, 0);

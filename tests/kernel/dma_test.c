@@ -115,7 +115,7 @@ static void every_policy_places_by_its_rule(struct ktest *t)
 		bool ok = swiotlb_place_what_if((enum swiotlb_policy)policy, swiotlb_size(), &p);
 
 		ktest_log(t, "%s: %s at 0x%llx node %d%s%s", swiotlb_policy_name(policy),
-			  ok ? "placed" : "failed", (unsigned long long)p.base, p.node,
+			  ok ? "placed" : "failed", p.base, p.node,
 			  p.failed ? ": " : "", p.failed ? p.failed : "");
 		check_rule(t, (enum swiotlb_policy)policy, ok, &p);
 	}

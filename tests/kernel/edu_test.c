@@ -129,8 +129,7 @@ static void high_buffers_round_trip(struct ktest *t)
 	dma_unmap_single(dev, b, LEN, DMA_FROM_DEVICE);
 	EXPECT_TRUE(t, filled(out, LEN, 0x3c));         /* intact */
 	EXPECT_EQ(t, dev->stats.bounces, bounces + 2);  /* both ways bounced */
-	ktest_log(t, "%u bytes each way through bounce buffers at 0x%llx and 0x%llx", LEN,
-		  (unsigned long long)a, (unsigned long long)b);
+	ktest_log(t, "%u bytes each way through bounce buffers at 0x%llx and 0x%llx", LEN, a, b);
 out:
 	free_pages(src, 0);
 	free_pages(dst, 0);
@@ -166,11 +165,11 @@ static void rc4_device_reads_the_truncated_address(struct ktest *t)
 		/* The alias is RAM (story under SeaBIOS): what arrived is exactly its bytes. */
 		EXPECT_EQ(t, memcmp(got, phys_to_virt(alias), LEN), 0);
 		ktest_log(t, "bounce buffer 0x%llx, the device read RAM at 0x%llx instead",
-			  (unsigned long long)a, (unsigned long long)alias);
+			  a, alias);
 	} else {
 		/* The alias is no RAM (q35's PCI hole): the device read the hole. */
 		ktest_log(t, "bounce buffer 0x%llx, the device read 0x%llx, which is not RAM",
-			  (unsigned long long)a, (unsigned long long)alias);
+			  a, alias);
 	}
 	free_pages(src, 0);
 	free_pages(back, 0);

@@ -75,8 +75,8 @@ static void clock_is_calibrated(struct ktest *t)
 	EXPECT_GE(t, tsc_khz, 1000);
 	EXPECT_LE(t, tsc_khz, 100ULL * 1000 * 1000);
 	EXPECT_GT(t, apic_timer_khz, 0);
-	ktest_log(t, "TSC %llu kHz (%s), LAPIC timer %llu kHz", (unsigned long long)tsc_khz,
-		  tsc_source, (unsigned long long)apic_timer_khz);
+	ktest_log(t, "TSC %llu kHz (%s), LAPIC timer %llu kHz", tsc_khz,
+		  tsc_source, apic_timer_khz);
 }
 
 /* CPUID 0x15 outranks everything; without it, a machine with an HPET table uses the HPET. */
@@ -129,8 +129,7 @@ static void tick_runs_on_this_cpu(struct ktest *t)
 	end = ktime_ns() + 50 * MS;
 	while (ktime_ns() < end)
 		cpu_relax();
-	ktest_log(t, "%llu ticks in 50 ms of TSC time at hz=%llu",
-		  (unsigned long long)(my_ticks() - start), (unsigned long long)hz);
+	ktest_log(t, "%llu ticks in 50 ms of TSC time at hz=%llu", (my_ticks() - start), hz);
 }
 
 /* --- timers ----------------------------------------------------------------- */
@@ -182,9 +181,8 @@ static void timer_fires_on_time_on_this_cpu(struct ktest *t)
 	EXPECT_LE(t, s.fired_ticks - s.added_ticks, limit);    /* and not forgotten */
 	EXPECT_EQ(t, s.cpu, smp_processor_id());
 	EXPECT_GT(t, s.irq_depth, 0);                           /* from the tick interrupt */
-	ktest_log(t, "5 ms timer fired after %llu ns, %llu ticks",
-		  (unsigned long long)(s.fired_ns - s.added_ns),
-		  (unsigned long long)(s.fired_ticks - s.added_ticks));
+	ktest_log(t, "5 ms timer fired after %llu ns, %llu ticks", (s.fired_ns - s.added_ns),
+		  (s.fired_ticks - s.added_ticks));
 }
 
 static volatile u32 order_count;

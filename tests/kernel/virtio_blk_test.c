@@ -128,8 +128,7 @@ static void high_buffers_bounced_and_intact(struct ktest *t)
 	dev->dma_mask = DMA_BIT_MASK(32);
 	EXPECT_EQ(t, bounced64, 0);                             /* nothing to bounce */
 	ktest_log(t, "32-bit mask: %llu bytes bounced through 0x%llx-0x%llx; 64-bit mask: %llu",
-		  (unsigned long long)bounced32, (unsigned long long)base, (unsigned long long)end,
-		  (unsigned long long)bounced64);
+		  bounced32, base, end, bounced64);
 }
 
 /* Each CPU writes and reads back its own sectors, all at once. */
