@@ -22,7 +22,6 @@
 #define VIRTIO_BLK_F_RO     5
 #define VIRTIO_BLK_F_FLUSH  9
 #define QUEUE_MAX           128
-#define MAX_REQUEST_BYTES   (64 * 1024)
 #define POLL_TIMEOUT_NS     (5000UL * 1000 * 1000)
 
 struct blk_header {
@@ -154,7 +153,8 @@ int virtio_blk_submit(struct virtio_blk *vb, struct virtio_blk_req *req)
 	struct device *dev = &vb->vd.pci->dma;
 	bool has_data = req->type != VIRTIO_BLK_T_FLUSH;
 
-	if (has_data && (!req->len || req->len % VIRTIO_BLK_SECTOR || req->len > MAX_REQUEST_BYTES ||
+	if (has_data && (!req->len || req->len % VIRTIO_BLK_SECTOR ||
+			 req->len > VIRTIO_BLK_MAX_REQUEST ||
 			 req->sector + req->len / VIRTIO_BLK_SECTOR > vb->capacity))
 		return -EINVAL;
 	if ((req->type == VIRTIO_BLK_T_OUT && vb->read_only) ||
@@ -255,74 +255,3 @@ bool virtio_blk_reset(struct virtio_blk *vb)
 	virtio_free_queue(&vb->vd, &vb->vq);
 	return setup(vb);
 }
-
-/* --- benchmarks --------------------------------------------------------------------- */
-
-#include "bench.h"
-#include "format.h"
-#include "page_alloc.h"
-
-#define BENCH_SEQ_BYTES (4UL << 20)     /* 4 MiB in 64 KiB requests, written then read */
-#define BENCH_IOPS      1000            /* 4 KiB requests, reads and writes alternating */
-
-/* 64 KiB above 4 GiB if the machine has it (something to bounce), else anywhere. */
-static struct page *bench_pages(void)
-{
-	struct page *p = alloc_pages(4, NODE_ANY, ALLOC_HIGH);
-
-	return p ? p : alloc_pages(4, NODE_ANY, 0);
-}
-
-/* MB/s (x1000) of sequential 64 KiB I/O, and 4 KiB IOPS (x1000), with the current mask. */
-static void bench_pass(struct virtio_blk *vb, void *buf, u64 *mbps, u64 *iops)
-{
-	u64 start = ktime_ns();
-
-	for (u64 off = 0; off < BENCH_SEQ_BYTES; off += MAX_REQUEST_BYTES)
-		virtio_blk_write(vb, off / VIRTIO_BLK_SECTOR, buf, MAX_REQUEST_BYTES);
-	for (u64 off = 0; off < BENCH_SEQ_BYTES; off += MAX_REQUEST_BYTES)
-		virtio_blk_read(vb, off / VIRTIO_BLK_SECTOR, buf, MAX_REQUEST_BYTES);
-	u64 ns = ktime_ns() - start;
-	u64 bytes_per_ms = ns ? 2 * BENCH_SEQ_BYTES * 1000000 / ns : 0;
-	*mbps = bytes_per_ms * 1000000 / (1 << 20);              /* thousandths of MiB/s */
-	start = ktime_ns();
-	for (u32 i = 0; i < BENCH_IOPS; i++) {
-		u64 sector = (i * 2654435761u) % (BENCH_SEQ_BYTES / 4096) * 8;
-		if (i & 1)
-			virtio_blk_write(vb, sector, buf, 4096);
-		else
-			virtio_blk_read(vb, sector, buf, 4096);
-	}
-	ns = ktime_ns() - start;
-	*iops = ns ? (u64)BENCH_IOPS * 1000000000 / ns * 1000 : 0;
-}
-
-static void bench_virtio_blk(const struct bench *b)
-{
-	struct virtio_blk *vb = virtio_blk_get();
-	struct device *dev;
-	u64 mbps32, iops32, mbps64, iops64;
-
-	if (!vb || vb->capacity * VIRTIO_BLK_SECTOR < BENCH_SEQ_BYTES)
-		return;
-	struct page *p = bench_pages();
-	if (!p)
-		return;
-	dev = virtio_blk_device(vb);
-	u64 mask = dev->dma_mask;
-	dev->dma_mask = DMA_BIT_MASK(32);
-	bench_pass(vb, page_address(p), &mbps32, &iops32);
-	dev->dma_mask = DMA_BIT_MASK(64);
-	bench_pass(vb, page_address(p), &mbps64, &iops64);
-	dev->dma_mask = mask;
-	bench_report(b, "_seq_mask32", mbps32, "MiB/s");
-	bench_report(b, "_seq_mask64", mbps64, "MiB/s");
-	bench_report(b, "_seq_mask32_vs_64", mbps64 ? mbps32 * 1000 / mbps64 : 0, "ratio");
-	bench_report(b, "_4k_mask32", iops32, "IOPS");
-	bench_report(b, "_4k_mask64", iops64, "IOPS");
-	bench_report(b, "_4k_mask32_vs_64", iops64 ? iops32 * 1000 / iops64 : 0, "ratio");
-	bench_report(b, page_to_phys(p) >= DMA32_LIMIT ? "_buffer_above_4g" : "_buffer_below_4g",
-		     page_to_phys(p) >> 20 << 10, "KiB_at");
-	free_pages(p, 4);
-}
-BENCH(virtio_blk, bench_virtio_blk);

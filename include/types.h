@@ -41,6 +41,7 @@ typedef long long s64;
 #define __packed __attribute__((packed))
 #define __aligned(n) __attribute__((aligned(n)))
 #define __used __attribute__((used))
+#define __weak __attribute__((weak))
 #define __section(s) __attribute__((section(s)))
 #define __printf(a, b) __attribute__((format(printf, a, b)))
 #define __noreturn __attribute__((noreturn))

@@ -15,7 +15,8 @@
 #include "sched.h"
 #include "virtio.h"
 
-#define VIRTIO_BLK_SECTOR 512
+#define VIRTIO_BLK_SECTOR      512
+#define VIRTIO_BLK_MAX_REQUEST (64 * 1024)      /* bytes per request: one bounce mapping at most */
 
 struct virtio_blk_req {
 	u32 type;               /* VIRTIO_BLK_T_* */

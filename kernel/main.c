@@ -10,14 +10,14 @@
  *     -> ACPI tables -> NUMA nodes -> boot allocator -> swiotlb pool -> page allocator, slab
  *     -> local APIC, I/O APIC -> clocks -> scheduler -> tick -> other CPUs
  *     -> PCI, drivers (virtio-blk, edu)
- *     -> facts -> tests (test=) -> benchmarks (bench=) -> exit or halt
+ *     -> facts -> tests (test=) -> the lab (lab/: story, storm, torture,
+ *        benchmarks) -> exit, or the lab's shell, or halt
  *
  * Each step only uses the ones before it, so a fault anywhere after
  * trap_init() is reported with registers and a backtrace.
  */
 #include "acpi.h"
 #include "apic.h"
-#include "bench.h"
 #include "cmdline.h"
 #include "cpu.h"
 #include "debugexit.h"
@@ -26,6 +26,7 @@
 #include "fw_cfg.h"
 #include "kstring.h"
 #include "ktest.h"
+#include "lab.h"
 #include "mb2.h"
 #include "mm.h"
 #include "memmap.h"
@@ -40,12 +41,8 @@
 #include "edu.h"
 #include "pci.h"
 #include "virtio_blk.h"
-#include "shell.h"
-#include "storm.h"
-#include "story.h"
 #include "swiotlb.h"
 #include "time.h"
-#include "torture.h"
 #include "trap.h"
 #include "vfs.h"
 #include "vm.h"
@@ -66,10 +63,6 @@ char kernel_cmdline[CMDLINE_MAX];
 /* test=none|all|suite,suite,...: run KTAP suites, then exit QEMU. */
 static char test_selection[256] = "none";
 PARAM_STR("test", test_selection);
-
-/* bench=none|all|name,name,...: run benchmarks, print "bench:" lines. */
-static char bench_selection[256] = "none";
-PARAM_STR("bench", bench_selection);
 
 /* exit=off|on: leave QEMU through isa-debug-exit when the boot's work is done. */
 static int exit_when_done;
@@ -147,6 +140,16 @@ static void __noreturn halt_forever(void)
 	}
 }
 
+/* Without lab/ linked in (make kernel-alone), the boot ends after the facts and tests. */
+__weak int lab_run(void)
+{
+	return 0;
+}
+
+__weak void lab_shell(void)
+{
+}
+
 extern char df_stack_top[], nmi_stack_top[];
 
 void kernel_main(u64 magic, u64 info_phys)
@@ -199,14 +202,9 @@ void kernel_main(u64 magic, u64 info_phys)
 		pr_info("testbed: tests done, %d failed\n", failures);
 		debugexit(failures ? EXIT_FAIL : EXIT_PASS);
 	}
-	story_boot();           /* make run's report, unless story=off */
-	storm_boot();
-	torture_boot();
-	if (strcmp(bench_selection, "none"))
-		failures += bench_run(bench_selection);
+	failures += lab_run();
 	if (exit_when_done)
 		debugexit(failures ? EXIT_FAIL : EXIT_PASS);
-	if (shell_enabled())
-		shell_run();
+	lab_shell();
 	halt_forever();
 }

@@ -75,7 +75,7 @@ KERNEL_ELF = 'build/kernel.elf'
 LOG_DIR = 'build/logs'
 VARS_DIR = 'build/vars'
 DISK_DIR = 'build/disks'
-GDB_HELPERS = 'tests/gdb/testbed.py'    # tb-cpus, tb-rq, tb-rcu, tb-swiotlb
+GDB_HELPERS = 'scripts/gdb/testbed.py'    # tb-cpus, tb-rq, tb-rcu, tb-swiotlb
 
 # OVMF firmware: code and variable-store templates, best pair first.
 OVMF_PAIRS = [

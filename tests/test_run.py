@@ -12,7 +12,9 @@ import unittest
 
 # Import the runner from beside this file, leaving no __pycache__ behind.
 sys.dont_write_bytecode = True
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(os.path.dirname(HERE), 'scripts'))     # plot.py
 import run  # noqa: E402
 
 

@@ -4,7 +4,7 @@ exists in the code.
 
 A name counts when it is written as code with parentheses, like
 `call_rcu()`: it must be defined (or declared as a macro) somewhere in
-boot/, kernel/, drivers/, include/ or tests/. Prints what is missing and
+boot/, kernel/, drivers/, include/, lab/, scripts/ or tests/. Prints what is missing and
 exits 1 if anything is.
 """
 import glob
@@ -13,7 +13,7 @@ import re
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-SOURCES = ['boot', 'kernel', 'drivers', 'include', 'tests']
+SOURCES = ['boot', 'kernel', 'drivers', 'include', 'lab', 'scripts', 'tests']
 NAMED = re.compile(r'`([A-Za-z_][A-Za-z0-9_]*)\(\)`')
 
 

@@ -7,6 +7,7 @@
  * which tells the hogs when to stop.
  */
 #include "storm.h"
+#include "bench.h"
 #include "cmdline.h"
 #include "format.h"
 #include "kstring.h"
@@ -14,6 +15,7 @@
 #include "printk.h"
 #include "rcu.h"
 #include "sched.h"
+#include "storm_trace.h"
 #include "time.h"
 #include "vfs.h"
 #include "x86.h"
@@ -24,81 +26,6 @@ static char storm_cpus_arg[64] = "all";
 PARAM_STR("storm.cpus", storm_cpus_arg);
 static char hog_arg[64] = "none";
 PARAM_STR("hog", hog_arg);
-static int trace_on;
-PARAM_CHOICE("storm.trace", trace_on, "off", "on");
-
-/*
- * storm.trace=on: every millisecond during a storm, a timer on a CPU that
- * is not storming records nr_files and every CPU's callback queue; after
- * the storm they are printed as CSV lines for make plot (tests/plot.py).
- */
-#define TRACE_SAMPLES 2048
-#define TRACE_CPUS    8
-#define TRACE_PERIOD_NS (1000UL * 1000)
-
-struct trace_sample {
-	u32 t_us;
-	u32 nr_files;
-	u32 qlen[TRACE_CPUS];
-};
-
-static struct {
-	struct ktimer timer;
-	u64 t0;
-	u32 n, cpu;
-	volatile bool stop;
-	struct trace_sample s[TRACE_SAMPLES];
-} trace;
-
-static void trace_tick(struct ktimer *t)
-{
-	if (trace.stop || trace.n >= TRACE_SAMPLES)
-		return;
-	struct trace_sample *s = &trace.s[trace.n++];
-	s->t_us = (u32)((ktime_ns() - trace.t0) / 1000);
-	s->nr_files = (u32)vfs_nr_files();
-	for (u32 cpu = 0; cpu < TRACE_CPUS && cpu < nr_cpus; cpu++)
-		s->qlen[cpu] = (u32)rcu_qlen(cpu);
-	timer_add(t, TRACE_PERIOD_NS, trace.cpu, trace_tick, NULL);
-}
-
-static void trace_start(const struct cpumask *cpus)
-{
-	trace.n = 0;
-	trace.stop = false;
-	trace.cpu = 0;
-	for (u32 cpu = 0; cpu < nr_cpus; cpu++)
-		if (percpu[cpu].online && !cpumask_test(cpus, cpu)) {
-			trace.cpu = cpu;
-			break;
-		}
-	trace.t0 = ktime_ns();
-	timer_add(&trace.timer, TRACE_PERIOD_NS, trace.cpu, trace_tick, NULL);
-}
-
-static void trace_print(const struct storm_result *r)
-{
-	char cpus[64], hogs[64], line[160];
-	u32 ncols = MIN(nr_cpus, (u32)TRACE_CPUS);
-
-	trace.stop = true;
-	timer_cancel(&trace.timer);
-	printk("storm-trace: begin mode=%s cpus=%s hog=%s samples=%u\n", rcu_mode_name(),
-	       cpumask_format(&r->cpus, cpus, sizeof(cpus)),
-	       cpumask_format(&r->hogs, hogs, sizeof(hogs)), trace.n);
-	size_t used = snprintf(line, sizeof(line), "t_us,nr_files");
-	for (u32 c = 0; c < ncols; c++)
-		used += snprintf(line + used, sizeof(line) - used, ",qlen%u", c);
-	printk("storm-trace: %s\n", line);
-	for (u32 i = 0; i < trace.n; i++) {
-		used = snprintf(line, sizeof(line), "%u,%u", trace.s[i].t_us, trace.s[i].nr_files);
-		for (u32 c = 0; c < ncols; c++)
-			used += snprintf(line + used, sizeof(line) - used, ",%u", trace.s[i].qlen[c]);
-		printk("storm-trace: %s\n", line);
-	}
-	printk("storm-trace: end\n");
-}
-
 struct storm_state {
 	u64 per_cpu;
 	u64 done;               /* iterations, all CPUs */
@@ -171,8 +98,7 @@ void storm_run(u64 n, const struct cpumask *cpus, const struct cpumask *hogs,
 	rcu_reset_peak();
 	u64 gps0 = rcu_completed_batches(), fqs0 = rcu_fqs_rounds(), t0 = ktime_ns();
 
-	if (trace_on)
-		trace_start(cpus);
+	storm_trace_start(cpus);
 	preempt_disable();      /* start them all before any runs */
 	for (u32 cpu = 0; cpu < nr_cpus; cpu++) {
 		if (!percpu[cpu].online)
@@ -195,8 +121,7 @@ void storm_run(u64 n, const struct cpumask *cpus, const struct cpumask *hogs,
 	r->gps = rcu_completed_batches() - gps0;
 	r->fqs_rounds = rcu_fqs_rounds() - fqs0;
 	print_result(r);
-	if (trace_on)
-		trace_print(r);
+	storm_trace_stop(r);
 	rcu_drain();
 }
 
@@ -222,8 +147,6 @@ void storm_boot(void)
 }
 
 /* --- benchmarks: the storm's rate per mode, against freeing at once --------- */
-
-#include "bench.h"
 
 #define RATE_ITERATIONS 100000
 
