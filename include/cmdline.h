@@ -4,7 +4,13 @@
  * Each subsystem declares the keys it owns where its variable lives:
  *
  *	static int console_mode;        // 0 = both (the default), 1 = serial, 2 = fb
- *	PARAM_CHOICE(console, console_mode, "both", "serial", "fb");
+ *	PARAM_CHOICE("console", console_mode, "both", "serial", "fb");
+ *
+ * A choice among the rows of a table (an enum's table, whose rows start
+ * with their name) is a PARAM_ENUM, so the names are written once:
+ *
+ *	static int rcu_mode_arg = RCU_MODE_FQS;
+ *	PARAM_ENUM("rcu.mode", rcu_mode_arg, rcu_modes);
  *
  * The declarations land in the "params" section (linker.ld gathers them
  * between __start_params and __stop_params), so the parser needs no list of
@@ -22,7 +28,7 @@
 #include "types.h"
 
 enum param_type {
-	PARAM_CHOICE,           /* one of a list of words: int var = index */
+	PARAM_CHOICE,           /* one of a list of words (or table rows): int var = index */
 	PARAM_U64,              /* decimal or 0x hex number in [min, max]: u64 var */
 	PARAM_SIZE,             /* like U64, with an optional K, M or G suffix (x1024^n) */
 	PARAM_STR,              /* any text without spaces: char var[size] */
@@ -32,18 +38,27 @@ struct param {
 	const char *key;
 	enum param_type type;
 	void *var;
-	const char *const *choices;     /* PARAM_CHOICE: NULL-terminated */
+	const void *choices;            /* PARAM_CHOICE: nchoices rows of choice_size bytes, */
+	u32 nchoices, choice_size;      /* each starting with its name, a const char * */
 	u64 min, max;                   /* PARAM_U64, PARAM_SIZE */
 	size_t size;                    /* PARAM_STR: buffer size including the NUL */
 } __aligned(8);
 
 #define PARAM_SECTION __used __section("params") __aligned(8)
 
-/* key is written as a C string: PARAM_CHOICE("rcu.mode", rcu_mode, "fqs", "count"). */
+/* key is written as a C string: PARAM_CHOICE("numa", numa_off, "on", "off"). */
 #define PARAM_CHOICE(key_, var_, ...)                                               \
-	static const char *const var_##_choices[] = { __VA_ARGS__, NULL };          \
+	static const char *const var_##_choices[] = { __VA_ARGS__ };                \
+	PARAM_ROWS_(key_, var_, var_##_choices)
+/* table_ is an array of structs whose first member is const char *name. */
+#define PARAM_ENUM(key_, var_, table_)                                              \
+	BUILD_BUG_ON(offsetof(__typeof__((table_)[0]), name) != 0);                 \
+	PARAM_ROWS_(key_, var_, table_)
+#define PARAM_ROWS_(key_, var_, rows_)                                              \
+	BUILD_BUG_ON(!__builtin_types_compatible_p(__typeof__(var_), int));         \
 	static const struct param var_##_param PARAM_SECTION = {                    \
-		.key = key_, .type = PARAM_CHOICE, .var = &var_, .choices = var_##_choices }
+		.key = key_, .type = PARAM_CHOICE, .var = &var_, .choices = (rows_),      \
+		.nchoices = ARRAY_SIZE(rows_), .choice_size = sizeof((rows_)[0]) }
 #define PARAM_U64(key_, var_, min_, max_)                                           \
 	static const struct param var_##_param PARAM_SECTION = {                    \
 		.key = key_, .type = PARAM_U64, .var = &var_, .min = min_, .max = max_ }

@@ -2,8 +2,8 @@
  * cpumask.h - sets of logical CPU numbers, and the "0-3,6" notation.
  *
  * A cpumask is a bitmap of MAX_CPUS bits. Logical CPU numbers are indexes
- * into the MADT's enabled CPUs, in table order (the contract's numbering),
- * not APIC IDs, which may be sparse (0,1,2,4,5,6 on two sockets of three).
+ * into the MADT's enabled CPUs, in table order (the numbering every
+ * printed CPU list uses, docs/interface.md), not APIC IDs, which may be sparse (0,1,2,4,5,6 on two sockets of three).
  */
 #ifndef CPUMASK_H
 #define CPUMASK_H
@@ -32,6 +32,14 @@ static inline bool cpumask_empty(const struct cpumask *m)
 		if (m->bits[i])
 			return false;
 	return true;
+}
+
+/* dst = a & ~b: the CPUs of a that are not in b (dst may be a or b). */
+static inline void cpumask_andnot(struct cpumask *dst, const struct cpumask *a,
+				  const struct cpumask *b)
+{
+	for (u32 i = 0; i < MAX_CPUS / 64; i++)
+		dst->bits[i] = a->bits[i] & ~b->bits[i];
 }
 
 u32 cpumask_weight(const struct cpumask *m);

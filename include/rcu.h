@@ -11,18 +11,10 @@
  * The 2005 bug: close() freed struct file through call_rcu(), and a loop
  * of open()/close() queued callbacks faster than they ran; files still
  * counted in nr_files until their callback, so open() hit ENFILE. The
- * policies (rcu.mode=) replay what was tried:
- *
- *   rc4       2.6.14-rc4: at most 10 callbacks per softirq pass, no count
- *   batch10k  2.6.14-rc5, Linus: the batch limit raised to 10000
- *   count     seed patch 001 (Eric Dumazet): count queued callbacks and
- *             set need_resched on this CPU when the count passes 10000
- *   fqs       2.6.16 (Dipankar Sarma): above qhimark, no batch limit and
- *             force_quiescent_state(): reschedule IPIs to the CPUs still
- *             owing a quiescent state, once per grace period; the batch
- *             limit comes back at qlowmark. The IPI makes its target
- *             notice the batch before it switches (rcu.fqs_ipi=notice);
- *             rcu.fqs_ipi=resched is 2.6.16's own, which a hog defeats
+ * modes (rcu.mode=, enum rcu_mode) replay what was tried, oldest first;
+ * rcu_modes[] holds each one's name, history and behaviour, and every
+ * other place (the command line, the story, the shell, the benchmarks,
+ * the tests) loops over it.
  */
 #ifndef RCU_H
 #define RCU_H
@@ -33,6 +25,25 @@ struct rcu_head {
 	struct rcu_head *next;
 	void (*func)(struct rcu_head *head);
 };
+
+/* The modes, oldest first (rcu_modes[] in rcu.c has their rows). */
+enum rcu_mode {
+	RCU_MODE_RC4,           /* 2.6.14-rc4: at most 10 callbacks per pass, no count */
+	RCU_MODE_BATCH10K,      /* the batch limit raised to 10000 */
+	RCU_MODE_COUNT,         /* Eric Dumazet's callback counter: need_resched above qhimark */
+	RCU_MODE_FQS,           /* 2.6.16: above qhimark, no batch limit and forcing IPIs */
+	RCU_NR_MODES,
+};
+
+struct rcu_mode_info {
+	const char *name;       /* first: the command line's PARAM_ENUM reads it */
+	const char *history;    /* which kernel, whose patch */
+	long blimit;            /* callbacks per pass; 0: the rcu.blimit knob */
+	bool count_resched;     /* above qhimark: need_resched on this CPU */
+	bool force_qs;          /* above qhimark: no batch limit, force_quiescent_state() */
+};
+
+extern const struct rcu_mode_info rcu_modes[RCU_NR_MODES];
 
 void rcu_read_lock(void);
 void rcu_read_unlock(void);
@@ -55,9 +66,13 @@ void rcu_drain(void);
 /* Set up and report ("rcu: mode=... blimit=... qhimark=... qlowmark=..."). */
 void rcu_init(void);
 
-/* Switch policy by name; callers rcu_barrier() first. False if unknown. */
-bool rcu_set_mode(const char *name);
-const char *rcu_mode_name(void);
+/* Switch mode; callers rcu_barrier() first. */
+void rcu_set_mode(enum rcu_mode mode);
+enum rcu_mode rcu_mode(void);
+const char *rcu_mode_name(void);        /* rcu_modes[rcu_mode()].name */
+
+/* The mode called name: true and *mode set, or false if there is none. */
+bool rcu_mode_by_name(const char *name, enum rcu_mode *mode);
 
 u64 rcu_qhimark_value(void);            /* rcu.qhimark */
 

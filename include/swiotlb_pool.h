@@ -5,17 +5,19 @@
  * has it.
  *
  * Placement (swiotlb_place), on a struct bootmem, before the page
- * allocator takes over; each policy is an order of nodes and a limit:
+ * allocator takes over. Each policy (swiotlb=, enum swiotlb_policy) is a
+ * row of swiotlb_policies[]: an order in which to try the nodes, an
+ * address limit, and whether every mapping bounces. The first node with
+ * room below the limit gets the pool:
  *
- *   scan   (the fix merged in 2.6.14-rc5, Yasunori Goto): the boot CPU's
- *          node, then the others by SLIT distance (ties: lower ID), each
- *          below 4 GiB; the first that has room
+ *   scan   nearest first: the boot CPU's node, then the others by SLIT
+ *          distance (ties: lower ID), each below 4 GiB
  *   force  placed like scan (and every mapping bounces, kernel/swiotlb.c)
- *   rc4    2.6.14-rc4: the highest node first, no address limit (bootmem's
- *          node lists had been reversed): above 4 GiB on a NUMA box
- *   node0  the posted patch (Ravikiran Thirumalai): node 0 only, its low
- *          memory (below 4 GiB), no fallback: fails when node 0 has no
- *          memory, as on the article's memoryless-node machines
+ *   rc4    2.6.14-rc4: the highest node first, no address limit: above
+ *          4 GiB on a NUMA box
+ *   node0  the posted patch's node 0, below 4 GiB, no fallback: fails when
+ *          node 0 has no memory, as on the article's memoryless-node
+ *          machines
  *   off    no pool
  *
  * Slots.
@@ -50,7 +52,33 @@
 #include "param.h"
 #include "types.h"
 
-enum swiotlb_policy { SWIOTLB_SCAN, SWIOTLB_RC4, SWIOTLB_NODE0, SWIOTLB_FORCE, SWIOTLB_OFF };
+/* The policies, in the order swiotlb= lists them (scan, the default, first). */
+enum swiotlb_policy {
+	SWIOTLB_SCAN,
+	SWIOTLB_RC4,
+	SWIOTLB_NODE0,
+	SWIOTLB_FORCE,
+	SWIOTLB_OFF,
+	SWIOTLB_NR_POLICIES,
+};
+
+/* The order in which a policy tries the nodes. */
+enum swiotlb_walk {
+	SWIOTLB_WALK_NEAREST,   /* the boot CPU's node, then by SLIT distance, ties by ID */
+	SWIOTLB_WALK_HIGHEST,   /* the highest node ID first, down to node 0 */
+	SWIOTLB_WALK_NODE0,     /* node 0 alone */
+	SWIOTLB_WALK_NONE,      /* no node: no pool */
+};
+
+struct swiotlb_policy_info {
+	const char *name;       /* first: swiotlb= (a PARAM_ENUM) reads it */
+	const char *history;    /* which kernel or patch it replays */
+	enum swiotlb_walk walk;
+	u64 limit;              /* the pool ends at or below this: DMA32_LIMIT or BOOTMEM_NO_LIMIT */
+	bool bounce_all;        /* every mapping bounces, reachable or not */
+};
+
+extern const struct swiotlb_policy_info swiotlb_policies[SWIOTLB_NR_POLICIES];
 
 struct swiotlb_placement {
 	u64 base, size;         /* the pool, [base, base + size) */

@@ -91,6 +91,16 @@ static const struct param *find_param(const char *key, size_t len,
 	return NULL;
 }
 
+/* The name of choice i: the const char * that starts row i of the table. */
+static const char *choice_name(const struct param *p, u32 i)
+{
+	const char *row = (const char *)p->choices + (size_t)i * p->choice_size;
+	const char *name;
+
+	memcpy(&name, row, sizeof(name));
+	return name;
+}
+
 /* Apply value[0..len) to p; on failure write the reason into why[]. */
 static bool apply(const struct param *p, const char *value, size_t len, char *why, size_t whylen)
 {
@@ -100,16 +110,17 @@ static bool apply(const struct param *p, const char *value, size_t len, char *wh
 	switch (p->type) {
 	case PARAM_CHOICE: {
 		size_t used;
-		for (int i = 0; p->choices[i]; i++) {
-			if (strlen(p->choices[i]) == len && !strncmp(p->choices[i], value, len)) {
-				*(int *)p->var = i;
+		for (u32 i = 0; i < p->nchoices; i++) {
+			const char *name = choice_name(p, i);
+			if (strlen(name) == len && !strncmp(name, value, len)) {
+				*(int *)p->var = (int)i;
 				return true;
 			}
 		}
 		used = (size_t)snprintf(why, whylen, "expected one of ");
-		for (int i = 0; p->choices[i] && used < whylen; i++)
+		for (u32 i = 0; i < p->nchoices && used < whylen; i++)
 			used += (size_t)snprintf(why + used, whylen - used, "%s%s",
-						 i ? "|" : "", p->choices[i]);
+						 i ? "|" : "", choice_name(p, i));
 		return false;
 	}
 	case PARAM_U64:

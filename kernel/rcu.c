@@ -39,29 +39,45 @@
 #include "spinlock.h"
 #include "x86.h"
 
-/* The policies, as data (see rcu.h for their history). */
-struct rcu_policy {
-	const char *name;
-	long blimit;            /* callbacks per pass; 0 = the rcu.blimit knob */
-	bool count_resched;     /* seed 001: need_resched above qhimark */
-	bool force_qs;          /* 2.6.16: unlimited batch + reschedule IPIs above qhimark */
-};
-
-static const struct rcu_policy policies[] = {
-	{ "fqs", 0, false, true },
-	{ "count", 10000, true, false },
-	{ "batch10k", 10000, false, false },
-	{ "rc4", 10, false, false },
+/*
+ * The modes, one row each (enum rcu_mode in rcu.h); docs/rcu.md tells
+ * their history at length.
+ */
+const struct rcu_mode_info rcu_modes[RCU_NR_MODES] = {
+	[RCU_MODE_RC4] = {
+		.name = "rc4",
+		.history = "2.6.14-rc4: at most 10 callbacks per pass (maxbatch), no count",
+		.blimit = 10,
+	},
+	[RCU_MODE_BATCH10K] = {
+		.name = "batch10k",
+		.history = "maxbatch raised from 10 to 10000 (Linus Torvalds, October 2005; "
+			   "2.6.15's kernel/rcupdate.c has 10000)",
+		.blimit = 10000,
+	},
+	[RCU_MODE_COUNT] = {
+		.name = "count",
+		.history = "Eric Dumazet's \"rcu: keep rcu callback event counter\" (merged 18 Oct "
+			   "2005): need_resched on this CPU above 10000 queued",
+		.blimit = 10000,
+		.count_resched = true,
+	},
+	[RCU_MODE_FQS] = {
+		.name = "fqs",
+		.history = "2.6.16, Dipankar Sarma's batch tuning: above qhimark no batch limit and "
+			   "IPIs to the CPUs that owe a quiescent state; blimit again at qlowmark",
+		.force_qs = true,
+	},
 };
 
 #define BLIMIT_UNLIMITED (~0UL >> 1)
 
 /* rcu.mode= and the 2.6.16 knobs. */
-static int rcu_mode;
-PARAM_CHOICE("rcu.mode", rcu_mode, "fqs", "count", "batch10k", "rc4");
+static int rcu_mode_arg = RCU_MODE_FQS;
+PARAM_ENUM("rcu.mode", rcu_mode_arg, rcu_modes);
 static u64 rcu_blimit_knob = 10;        /* 2.6.16 blimit */
 PARAM_U64("rcu.blimit", rcu_blimit_knob, 1, 1000000);
-static u64 rcu_qhimark = 10000;         /* 2.6.16 qhimark; seed 001's 10000 */
+static u64 rcu_qhimark = 10000;         /* 2.6.16 qhimark, Eric Dumazet's 10000 */
 PARAM_U64("rcu.qhimark", rcu_qhimark, 1, 100000000);
 static u64 rcu_qlowmark = 100;          /* 2.6.16 qlowmark */
 PARAM_U64("rcu.qlowmark", rcu_qlowmark, 0, 100000000);
@@ -92,7 +108,7 @@ struct rcu_data {
 
 static struct rcu_ctrlblk rcp = { .lock = SPINLOCK_INIT("rcu"), .cur = -300, .completed = -300 };
 static struct rcu_data rcu_data[MAX_CPUS];
-static const struct rcu_policy *policy = &policies[0];
+static const struct rcu_mode_info *policy = &rcu_modes[RCU_MODE_FQS];
 
 static bool batch_before(long a, long b)
 {
@@ -194,7 +210,7 @@ void call_rcu(struct rcu_head *head, void (*func)(struct rcu_head *head))
 	if (++rdp->qlen > rdp->qlen_peak)
 		rdp->qlen_peak = rdp->qlen;
 	if (unlikely(rdp->qlen > (long)rcu_qhimark)) {
-		if (policy->count_resched)              /* seed 001 */
+		if (policy->count_resched)              /* Eric Dumazet's counter */
 			this_cpu()->need_resched = true;
 		if (policy->force_qs) {                 /* 2.6.16 */
 			rdp->blimit = BLIMIT_UNLIMITED;
@@ -399,17 +415,28 @@ void rcu_drain(void)
 
 /* --- setup, policy, statistics --------------------------------------------- */
 
-bool rcu_set_mode(const char *name)
+void rcu_set_mode(enum rcu_mode mode)
 {
-	for (u32 i = 0; i < ARRAY_SIZE(policies); i++) {
-		if (strcmp(policies[i].name, name))
-			continue;
-		u64 flags = irq_save();
-		policy = &policies[i];
-		for (u32 cpu = 0; cpu < MAX_CPUS; cpu++)
-			rcu_data[cpu].blimit = base_blimit();
-		irq_restore(flags);
-		return true;
+	u64 flags = irq_save();
+
+	policy = &rcu_modes[mode < RCU_NR_MODES ? mode : RCU_MODE_FQS];
+	for (u32 cpu = 0; cpu < MAX_CPUS; cpu++)
+		rcu_data[cpu].blimit = base_blimit();
+	irq_restore(flags);
+}
+
+enum rcu_mode rcu_mode(void)
+{
+	return policy - rcu_modes;
+}
+
+bool rcu_mode_by_name(const char *name, enum rcu_mode *mode)
+{
+	for (enum rcu_mode m = 0; m < RCU_NR_MODES; m++) {
+		if (!strcmp(rcu_modes[m].name, name)) {
+			*mode = m;
+			return true;
+		}
 	}
 	return false;
 }
@@ -434,7 +461,7 @@ void rcu_init(void)
 		rdp->quiescbatch = rcp.completed;
 		percpu[cpu].rcu = rdp;
 	}
-	rcu_set_mode(policies[rcu_mode].name);
+	rcu_set_mode(rcu_mode_arg);
 	printk("rcu: mode=%s blimit=%ld qhimark=%llu qlowmark=%llu\n", policy->name, base_blimit(),
 	       rcu_qhimark, rcu_qlowmark);
 }

@@ -23,12 +23,10 @@
 #include "time.h"
 #include "vm.h"
 
-static int policy_arg;
-PARAM_CHOICE("swiotlb", policy_arg, "scan", "rc4", "node0", "force", "off");
+static int policy_arg = SWIOTLB_SCAN;
+PARAM_ENUM("swiotlb", policy_arg, swiotlb_policies);
 static u64 pool_bytes = 64UL << 20;
 PARAM_SIZE("swiotlb.size", pool_bytes, SWIOTLB_MAX_MAPPING, 1UL << 30);
-
-static const char *const policy_names[] = { "scan", "rc4", "node0", "force", "off" };
 
 static struct {
 	struct spinlock lock;
@@ -44,12 +42,12 @@ static struct bootmem before_pool;      /* the boot allocator as the pool found 
 
 const char *swiotlb_policy_name(enum swiotlb_policy p)
 {
-	return p <= SWIOTLB_OFF ? policy_names[p] : "?";
+	return p < SWIOTLB_NR_POLICIES ? swiotlb_policies[p].name : "?";
 }
 
 enum swiotlb_policy swiotlb_policy(void)
 {
-	return (enum swiotlb_policy)policy_arg;
+	return policy_arg;
 }
 
 u64 swiotlb_size(void)
@@ -59,7 +57,7 @@ u64 swiotlb_size(void)
 
 bool swiotlb_force(void)
 {
-	return pool.ready && policy_arg == SWIOTLB_FORCE;
+	return pool.ready && swiotlb_policies[policy_arg].bounce_all;
 }
 
 bool swiotlb_place_what_if(enum swiotlb_policy p, u64 size, struct swiotlb_placement *out)
@@ -81,14 +79,15 @@ u64 swiotlb_boot_free_bytes(int node, u64 max_addr)
 
 void swiotlb_init(void)
 {
-	const char *name = policy_names[policy_arg];
+	const struct swiotlb_policy_info *policy = &swiotlb_policies[policy_arg];
+	const char *name = policy->name;
 	struct swiotlb_placement *w = &pool.where;
 
 	before_pool = bootmem;
 	if (!swiotlb_place(&bootmem, numa.nr_nodes, numa.distance, numa.cpu_node[0],
-			   (enum swiotlb_policy)policy_arg, pool_bytes, w)) {
+			   policy_arg, pool_bytes, w)) {
 		printk("swiotlb: policy=%s failed: %s\n", name, w->failed);
-		if (policy_arg != SWIOTLB_OFF)
+		if (policy->walk != SWIOTLB_WALK_NONE)
 			pr_warn("swiotlb: no bounce buffers: DMA for devices that cannot reach a "
 				"buffer will be refused\n");
 		return;
@@ -105,7 +104,7 @@ void swiotlb_init(void)
 	pool.va = phys_to_virt(w->base);
 	pool.ready = true;
 	printk("swiotlb: policy=%s base=0x%llx end=0x%llx size=%lluM node=%d\n", name,
-	       w->base, (w->base + w->size), (w->size >> 20), w->node);
+	       w->base, w->base + w->size, w->size >> 20, w->node);
 	if (w->base + w->size > DMA32_LIMIT)
 		pr_warn("swiotlb: the pool lies above 4 GiB, where 32-bit devices cannot reach it: "
 			"this is the 2.6.14-rc4 bug (highest node first, no address limit)\n");

@@ -14,6 +14,41 @@
 
 #define PAGE_SLABS (4096 / SWIOTLB_SLAB_SIZE)   /* slabs per 4 KiB page */
 
+const struct swiotlb_policy_info swiotlb_policies[SWIOTLB_NR_POLICIES] = {
+	[SWIOTLB_SCAN] = {
+		.name = "scan",
+		.history = "testbed's scan of every node for memory below 4 GiB, nearest first",
+		.walk = SWIOTLB_WALK_NEAREST,
+		.limit = DMA32_LIMIT,
+	},
+	[SWIOTLB_RC4] = {
+		.name = "rc4",
+		.history = "2.6.14-rc4 on x86-64 NUMA: the pool above 4 GiB (Ravikiran Thirumalai, "
+			   "\"x86_64: 2.6.14-rc4 swiotlb broken\", 17 Oct 2005)",
+		.walk = SWIOTLB_WALK_HIGHEST,
+		.limit = BOOTMEM_NO_LIMIT,
+	},
+	[SWIOTLB_NODE0] = {
+		.name = "node0",
+		.history = "the patch posted with that report: alloc_bootmem_node(NODE_DATA(0), ...); "
+			   "testbed takes node 0 below 4 GiB only, with no fallback",
+		.walk = SWIOTLB_WALK_NODE0,
+		.limit = DMA32_LIMIT,
+	},
+	[SWIOTLB_FORCE] = {
+		.name = "force",
+		.history = "placed like scan, and every mapping bounces, as Linux's swiotlb=force",
+		.walk = SWIOTLB_WALK_NEAREST,
+		.limit = DMA32_LIMIT,
+		.bounce_all = true,
+	},
+	[SWIOTLB_OFF] = {
+		.name = "off",
+		.history = "no pool",
+		.walk = SWIOTLB_WALK_NONE,
+	},
+};
+
 /* Nodes in scan order: boot_node first, then by distance from it, ties by ID. */
 static u32 scan_order(u32 nr_nodes, const u8 distance[MAX_NODES][MAX_NODES], u32 boot_node,
 		      u32 order[MAX_NODES])
@@ -37,39 +72,37 @@ static u32 scan_order(u32 nr_nodes, const u8 distance[MAX_NODES][MAX_NODES], u32
 bool swiotlb_place(struct bootmem *bm, u32 nr_nodes, const u8 distance[MAX_NODES][MAX_NODES],
 		   u32 boot_node, enum swiotlb_policy policy, u64 size, struct swiotlb_placement *out)
 {
+	const struct swiotlb_policy_info *p = &swiotlb_policies[policy];
 	u32 order[MAX_NODES], n = 0;
-	u64 limit = DMA32_LIMIT;
 
 	*out = (struct swiotlb_placement){ .size = size, .node = -1 };
-	switch (policy) {
-	case SWIOTLB_OFF:
+	switch (p->walk) {
+	case SWIOTLB_WALK_NONE:
 		out->failed = "no pool (swiotlb=off)";
 		return false;
-	case SWIOTLB_RC4:
+	case SWIOTLB_WALK_HIGHEST:
 		for (u32 node = nr_nodes; node-- > 0;)
 			order[n++] = node;
-		limit = BOOTMEM_NO_LIMIT;
 		break;
-	case SWIOTLB_NODE0:
+	case SWIOTLB_WALK_NODE0:
 		order[n++] = 0;
 		break;
-	case SWIOTLB_SCAN:
-	case SWIOTLB_FORCE:
+	case SWIOTLB_WALK_NEAREST:
 		n = scan_order(nr_nodes, distance, boot_node, order);
 		break;
 	}
 	for (u32 i = 0; i < n; i++) {
-		u64 pa = bootmem_alloc(bm, size, 4096, (int)order[i], limit);
+		u64 pa = bootmem_alloc(bm, size, 4096, (int)order[i], p->limit);
 		if (pa) {
 			out->base = pa;
 			out->node = (int)order[i];
 			return true;
 		}
 	}
-	if (policy == SWIOTLB_NODE0)
+	if (p->walk == SWIOTLB_WALK_NODE0)
 		out->failed = bootmem_free_bytes(bm, 0, BOOTMEM_NO_LIMIT) ? "node 0 has no room below 4 GiB"
 								      : "node 0 has no memory";
-	else if (policy == SWIOTLB_RC4)
+	else if (p->limit == BOOTMEM_NO_LIMIT)
 		out->failed = "no node has room";
 	else
 		out->failed = "no node has room below 4 GiB";

@@ -91,12 +91,20 @@ static bool cmd_acpi(int argc, char **argv)
 
 static bool cmd_rcu(int argc, char **argv)
 {
+	enum rcu_mode mode;
+
+	if (argc == 2 && !strcmp(argv[1], "modes")) {
+		for (mode = 0; mode < RCU_NR_MODES; mode++)
+			printk("rcu: %-8s %s\n", rcu_modes[mode].name, rcu_modes[mode].history);
+		return true;
+	}
 	if (argc == 3 && !strcmp(argv[1], "mode")) {
-		rcu_barrier();
-		if (!rcu_set_mode(argv[2])) {
-			printk("rcu: no mode %s (fqs, count, batch10k, rc4)\n", argv[2]);
+		if (!rcu_mode_by_name(argv[2], &mode)) {
+			printk("rcu: no mode %s; rcu modes lists them\n", argv[2]);
 			return true;
 		}
+		rcu_barrier();
+		rcu_set_mode(mode);
 	} else if (argc != 1) {
 		return false;
 	}
@@ -124,8 +132,7 @@ static bool cmd_storm(int argc, char **argv)
 		printk("storm: %s\n", why ? why : "bad CPU list");
 		return false;
 	}
-	for (u32 i = 0; i < MAX_CPUS / 64; i++)
-		cpus.bits[i] &= ~hogs.bits[i];
+	cpumask_andnot(&cpus, &cpus, &hogs);    /* a hog CPU does not storm */
 	storm_run(n, &cpus, &hogs, &r);
 	return true;
 }
@@ -243,7 +250,9 @@ static bool cmd_bench(int argc, char **argv)
 
 static bool cmd_story(int argc, char **argv)
 {
-	story_run(NULL);
+	static struct story_result res;
+
+	story_run(&res);
 	return argc == 1;
 }
 
@@ -269,7 +278,7 @@ static const struct command commands[] = {
 	{ "mem", "mem", "free memory per node and zone, slab caches", cmd_mem },
 	{ "cpus", "cpus", "CPUs: APIC ID, node, ticks, running thread", cmd_cpus },
 	{ "acpi", "acpi SIG", "hex-dump an ACPI table (SRAT, APIC, FACP, ...)", cmd_acpi },
-	{ "rcu", "rcu [mode fqs|count|batch10k|rc4]", "RCU state, or switch policy", cmd_rcu },
+	{ "rcu", "rcu [modes | mode NAME]", "RCU state; the modes and their history; switch mode", cmd_rcu },
 	{ "storm", "storm [N [CPUS [HOGS]]]", "the open/close storm (N per CPU)", cmd_storm },
 	{ "torture", "torture [MS]", "rcutorture-style check for MS milliseconds", cmd_torture },
 	{ "swiotlb", "swiotlb", "every policy's pool here, and the live pool's use", cmd_swiotlb },

@@ -77,7 +77,7 @@ static void print_result(const struct storm_result *r)
 	else
 		snprintf(enfile, sizeof(enfile), "%lld", r->enfile_at);
 	printk("storm: mode=%s cpus=%s hog=%s iterations=%llu enfile_at=%s peak_nr_files=%llu "
-	       "peak_qlen=%llu gps=%llu ms=%llu\n", rcu_mode_name(),
+	       "peak_qlen=%llu gps=%llu ms=%llu\n", rcu_modes[r->mode].name,
 	       cpumask_format(&r->cpus, cpus, sizeof(cpus)),
 	       cpumask_format(&r->hogs, hogs, sizeof(hogs)), r->iterations,
 	       enfile, r->peak_nr_files, r->peak_qlen, r->gps, r->ms);
@@ -90,7 +90,7 @@ void storm_run(u64 n, const struct cpumask *cpus, const struct cpumask *hogs,
 	struct storm_state s = { .per_cpu = n, .enfile_at = -1 };
 	u32 nthreads = 0;
 
-	*r = (struct storm_result){ .cpus = *cpus, .hogs = *hogs };
+	*r = (struct storm_result){ .mode = rcu_mode(), .cpus = *cpus, .hogs = *hogs };
 	for (u32 cpu = 0; cpu < nr_cpus; cpu++)
 		if (cpumask_test(cpus, cpu) && percpu[cpu].online)
 			s.running++;
@@ -125,6 +125,17 @@ void storm_run(u64 n, const struct cpumask *cpus, const struct cpumask *hogs,
 	rcu_drain();
 }
 
+void storm_run_in_mode(enum rcu_mode mode, u64 n, const struct cpumask *cpus,
+		       const struct cpumask *hogs, struct storm_result *r)
+{
+	enum rcu_mode before = rcu_mode();
+
+	rcu_barrier();
+	rcu_set_mode(mode);
+	storm_run(n, cpus, hogs, r);
+	rcu_set_mode(before);
+}
+
 void storm_boot(void)
 {
 	struct cpumask cpus = { { 0 } }, hogs = { { 0 } };
@@ -141,8 +152,7 @@ void storm_boot(void)
 		pr_warn("storm: ignored storm.cpus=%s: %s; storming on all CPUs\n", storm_cpus_arg, why);
 		cpumask_parse("all", nr_cpus, &cpus, &why);
 	}
-	for (u32 i = 0; i < MAX_CPUS / 64; i++)        /* a hog CPU does not storm */
-		cpus.bits[i] &= ~hogs.bits[i];
+	cpumask_andnot(&cpus, &cpus, &hogs);    /* a hog CPU does not storm */
 	storm_run(storm_iterations, &cpus, &hogs, &r);
 }
 
@@ -151,14 +161,13 @@ void storm_boot(void)
 #define RATE_ITERATIONS 100000
 
 /* Iterations per second of a one-CPU storm (stopping at ENFILE, as always). */
-static u64 storm_rate(const char *mode)
+static u64 storm_rate(enum rcu_mode mode)
 {
 	struct cpumask cpus = { { 0 } }, none = { { 0 } };
 	struct storm_result r;
 
-	rcu_set_mode(mode);
 	cpumask_set(&cpus, nr_cpus - 1);
-	storm_run(RATE_ITERATIONS, &cpus, &none, &r);
+	storm_run_in_mode(mode, RATE_ITERATIONS, &cpus, &none, &r);
 	return r.ms ? r.iterations * 1000 / r.ms : r.iterations * 1000;
 }
 
@@ -187,8 +196,6 @@ static void direct_loop(void *arg)
 
 static void bench_storm_rate(const struct bench *b)
 {
-	static const char *const modes[] = { "rc4", "batch10k", "count", "fqs" };
-	const char *before = rcu_mode_name();
 	u64 ns = 0, direct;
 
 	struct thread *t = thread_create("direct", direct_loop, &ns, nr_cpus - 1);
@@ -197,25 +204,26 @@ static void bench_storm_rate(const struct bench *b)
 	thread_join(t);
 	direct = ns ? (u64)RATE_ITERATIONS * 1000000000 / ns : 0;
 	bench_report(b, "_no_rcu", direct * 1000, "per_s");
-	for (u32 i = 0; i < ARRAY_SIZE(modes); i++) {
+	for (enum rcu_mode mode = 0; mode < RCU_NR_MODES; mode++) {
 		char suffix[24];
-		u64 rate = storm_rate(modes[i]);
-		snprintf(suffix, sizeof(suffix), "_%s", modes[i]);
+		u64 rate = storm_rate(mode);
+		snprintf(suffix, sizeof(suffix), "_%s", rcu_modes[mode].name);
 		bench_report(b, suffix, rate * 1000, "per_s");
-		snprintf(suffix, sizeof(suffix), "_%s_vs_no_rcu", modes[i]);
+		snprintf(suffix, sizeof(suffix), "_%s_vs_no_rcu", rcu_modes[mode].name);
 		bench_report(b, suffix, direct ? rate * 1000 / direct : 0, "ratio");
 	}
-	rcu_set_mode(before);
 }
 BENCH(storm_rate, bench_storm_rate);
 
 /*
  * synchronize_rcu() latency while a storm runs on the highest CPU: the
  * waiter sits on another CPU and calls it over and over until the storm
- * ends. The idle figure is the synchronize_rcu benchmark in rcu.c.
+ * ends. The idle figure is the synchronize_rcu benchmark in bench.c. Only
+ * the modes that bound the queue: under the others the storm ends at
+ * ENFILE with the waiter's callback still queued.
  */
 struct sync_under_storm {
-	const char *mode;
+	enum rcu_mode mode;
 	volatile bool storm_done;
 };
 
@@ -226,24 +234,21 @@ static void storm_thread(void *arg)
 	struct storm_result r;
 
 	cpumask_set(&cpus, nr_cpus - 1);
-	storm_run(RATE_ITERATIONS, &cpus, &none, &r);
+	storm_run_in_mode(s->mode, RATE_ITERATIONS, &cpus, &none, &r);
 	s->storm_done = true;
 }
 
 static void bench_synchronize_rcu_storm(const struct bench *b)
 {
-	static const char *const modes[] = { "count", "fqs" };
-	const char *before = rcu_mode_name();
-
 	if (nr_cpus < 2 || smp_processor_id() == nr_cpus - 1)
 		return;
-	for (u32 i = 0; i < ARRAY_SIZE(modes); i++) {
-		struct sync_under_storm s = { .mode = modes[i] };
+	for (enum rcu_mode mode = 0; mode < RCU_NR_MODES; mode++) {
+		struct sync_under_storm s = { .mode = mode };
 		u64 total = 0, worst = 0, calls = 0;
 		char suffix[32];
 
-		rcu_barrier();
-		rcu_set_mode(modes[i]);
+		if (!rcu_modes[mode].count_resched && !rcu_modes[mode].force_qs)
+			continue;
 		struct thread *t = thread_create("storm-bench", storm_thread, &s, nr_cpus - 1);
 		if (!t)
 			break;
@@ -256,11 +261,10 @@ static void bench_synchronize_rcu_storm(const struct bench *b)
 			calls++;
 		}
 		thread_join(t);
-		snprintf(suffix, sizeof(suffix), "_%s", modes[i]);
+		snprintf(suffix, sizeof(suffix), "_%s", rcu_modes[mode].name);
 		bench_report(b, suffix, calls ? total / calls : 0, "us");
-		snprintf(suffix, sizeof(suffix), "_%s_max", modes[i]);
+		snprintf(suffix, sizeof(suffix), "_%s_max", rcu_modes[mode].name);
 		bench_report(b, suffix, worst, "us");
 	}
-	rcu_set_mode(before);
 }
 BENCH(synchronize_rcu_storm, bench_synchronize_rcu_storm);

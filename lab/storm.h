@@ -17,9 +17,11 @@
 #define STORM_H
 
 #include "cpumask.h"
+#include "rcu.h"
 #include "types.h"
 
 struct storm_result {
+	enum rcu_mode mode;     /* the RCU mode it ran under */
 	u64 iterations;         /* open/close pairs done, all CPUs together */
 	s64 enfile_at;          /* iterations done when the first ENFILE came; -1: none */
 	u64 peak_nr_files;
@@ -31,11 +33,15 @@ struct storm_result {
 };
 
 /*
- * Run the storm (n iterations per storming CPU), print the contract's
- * "storm:" line, then rcu_drain() so the next storm starts clean.
+ * Run the storm (n iterations per storming CPU), print its "storm:" line
+ * (docs/interface.md), then rcu_drain() so the next storm starts clean.
  */
 void storm_run(u64 n, const struct cpumask *cpus, const struct cpumask *hogs,
 	       struct storm_result *r);
+
+/* storm_run() under RCU mode mode; the mode before is restored after. */
+void storm_run_in_mode(enum rcu_mode mode, u64 n, const struct cpumask *cpus,
+		       const struct cpumask *hogs, struct storm_result *r);
 
 /* The storm the command line asks for (storm=, storm.cpus=, hog=), if any. */
 void storm_boot(void);

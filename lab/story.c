@@ -1,14 +1,14 @@
 /*
  * story.c - the report make run prints (see story.h).
  *
- * Three acts, each a table and a verdict:
+ * Three acts, each measured into struct story_result, then drawn from it:
  *   1. swiotlb: swiotlb_place_what_if() for every policy;
- *   2. RCU: storm_run() for rc4, batch10k, count, fqs, on one CPU with the
- *      others idle, then against a hog on another CPU;
+ *   2. RCU: storm_run_in_mode() for every mode, on one CPU with the others
+ *      idle, then against a hog on another CPU;
  *   3. DMA: a buffer above 4 GiB written to the disk and read back, and
  *      sent through edu, with the device's 32-bit mask.
  * The storms stop at the first ENFILE, like Serge Belyshev's loop; each
- * also prints the contract's "storm:" line.
+ * prints its own "storm:" line as it ends, before the report.
  */
 #include "story.h"
 #include "cmdline.h"
@@ -18,24 +18,154 @@
 #include "kstring.h"
 #include "numa.h"
 #include "page_alloc.h"
+#include "pattern.h"
 #include "percpu.h"
 #include "printk.h"
-#include "rcu.h"
-#include "storm.h"
-#include "swiotlb.h"
 #include "vfs.h"
 #include "virtio_blk.h"
 #include "vm.h"
 
+#define DMA_BYTES   (64 * 1024)         /* act 3's buffers: order 4 */
+#define DMA_ORDER   4
+#define BLK_SEED    7
+#define EDU_SEED    9
+
 static int story_off;
 PARAM_CHOICE("story", story_off, "on", "off");
+
+/* --- act 1: the swiotlb pool, policy by policy ---------------------------------- */
+
+static void measure_swiotlb(struct story_result *res)
+{
+	for (enum swiotlb_policy policy = 0; policy < SWIOTLB_NR_POLICIES; policy++)
+		res->pool_placed[policy] = swiotlb_place_what_if(policy, swiotlb_size(),
+								 &res->pools[policy]);
+	res->live_pool = swiotlb_pool_range(&res->live_base, &res->live_end, &res->live_node);
+}
+
+/* --- act 2: the storm under every mode ------------------------------------------ */
+
+static enum story_verdict judge(const struct storm_result *alone,
+				const struct storm_result *with_hog, bool hog_ran)
+{
+	bool survives_alone = alone->enfile_at < 0;
+
+	if (!hog_ran)
+		return survives_alone ? STORY_SURVIVES_ALONE : STORY_HITS_ENFILE;
+	bool survives_hog = with_hog->enfile_at < 0;
+	if (survives_alone)
+		return survives_hog ? STORY_SURVIVES : STORY_LOSES_TO_THE_HOG;
+	return survives_hog ? STORY_LOSES_ALONE_ONLY : STORY_HITS_ENFILE;
+}
+
+/* The hog needs a second online CPU; the storm then runs on the one below it. */
+static void plan_storms(struct story_result *res)
+{
+	res->storm_iterations = 4 * vfs_max_files();
+	res->hog_storms_ran = nr_cpus >= 2 && percpu[nr_cpus - 2].online;
+	res->hog_cpu = nr_cpus - 1;
+	res->storm_cpu = res->hog_storms_ran ? nr_cpus - 2 : nr_cpus - 1;
+}
+
+static void measure_storms(struct story_result *res)
+{
+	struct cpumask cpus = { { 0 } }, no_hog = { { 0 } }, hog = { { 0 } };
+
+	cpumask_set(&cpus, res->storm_cpu);
+	cpumask_set(&hog, res->hog_cpu);
+	for (enum rcu_mode mode = 0; mode < RCU_NR_MODES; mode++)
+		storm_run_in_mode(mode, res->storm_iterations, &cpus, &no_hog, &res->alone[mode]);
+	for (enum rcu_mode mode = 0; mode < RCU_NR_MODES && res->hog_storms_ran; mode++)
+		storm_run_in_mode(mode, res->storm_iterations, &cpus, &hog, &res->with_hog[mode]);
+	for (enum rcu_mode mode = 0; mode < RCU_NR_MODES; mode++)
+		res->verdict[mode] = judge(&res->alone[mode], &res->with_hog[mode],
+					   res->hog_storms_ran);
+}
+
+/* --- act 3: DMA from above 4 GiB -------------------------------------------------- */
+
+/* Write out to the disk's first sectors, read them back into in. */
+static void measure_blk(struct virtio_blk *vb, u8 *out, u8 *in, struct story_dma *blk)
+{
+	struct virtio_blk_stats before, after;
+
+	blk->present = true;
+	pattern_fill(out, DMA_BYTES, BLK_SEED);
+	memset(in, 0, DMA_BYTES);
+	virtio_blk_get_stats(vb, &before);
+	int err = virtio_blk_write(vb, 0, out, DMA_BYTES);
+	if (!err)
+		err = virtio_blk_read(vb, 0, in, DMA_BYTES);
+	virtio_blk_get_stats(vb, &after);
+	blk->refused = err != 0;
+	blk->intact = !err && pattern_ok(in, DMA_BYTES, BLK_SEED);
+	blk->bounced = after.bounced_bytes - before.bounced_bytes;
+}
+
+/* Send out to edu's buffer and fetch it back into in, each through the DMA API. */
+static void measure_edu(struct edu *e, u8 *out, u8 *in, struct story_dma *edu)
+{
+	struct device *dev = &e->pci->dma;
+
+	edu->present = true;
+	pattern_fill(out, EDU_DMA_MAX, EDU_SEED);
+	memset(in, 0, EDU_DMA_MAX);
+	dma_addr_t to_device = dma_map_single(dev, out, EDU_DMA_MAX, DMA_TO_DEVICE);
+	if (dma_mapping_error(dev, to_device)) {
+		edu->refused = true;
+		return;
+	}
+	edu->dma_addr = to_device;
+	bool ok = edu_dma(e, to_device, 0, EDU_DMA_MAX, false);
+	dma_unmap_single(dev, to_device, EDU_DMA_MAX, DMA_TO_DEVICE);
+	dma_addr_t from_device = dma_map_single(dev, in, EDU_DMA_MAX, DMA_FROM_DEVICE);
+	if (dma_mapping_error(dev, from_device))
+		return;
+	ok = ok && edu_dma(e, from_device, 0, EDU_DMA_MAX, true);
+	dma_unmap_single(dev, from_device, EDU_DMA_MAX, DMA_FROM_DEVICE);
+	edu->intact = ok && pattern_ok(in, EDU_DMA_MAX, EDU_SEED);
+}
+
+static void measure_dma(struct story_result *res)
+{
+	/* Above 4 GiB, or NULL: without such memory there is nothing to bounce. */
+	struct page *out = alloc_pages(DMA_ORDER, NODE_ANY, ALLOC_HIGH);
+	struct page *in = alloc_pages(DMA_ORDER, NODE_ANY, ALLOC_HIGH);
+	struct virtio_blk *vb = virtio_blk_get();
+	struct edu *e = edu_get();
+
+	res->high_memory = out && in;
+	if (res->high_memory) {
+		res->out_phys = page_to_phys(out);
+		res->in_phys = page_to_phys(in);
+		if (vb)
+			measure_blk(vb, page_address(out), page_address(in), &res->blk);
+		if (e)
+			measure_edu(e, page_address(out), page_address(in), &res->edu);
+	}
+	if (out)
+		free_pages(out, DMA_ORDER);
+	if (in)
+		free_pages(in, DMA_ORDER);
+}
+
+void story_measure(struct story_result *res)
+{
+	*res = (struct story_result){ 0 };
+	measure_swiotlb(res);
+	plan_storms(res);
+	measure_storms(res);
+	measure_dma(res);
+}
+
+/* --- the report ------------------------------------------------------------------- */
 
 static void rule(void)
 {
 	printk("------------------------------------------------------------------------------\n");
 }
 
-static void act_topology(void)
+static void print_machine(void)
 {
 	char cpus[64];
 
@@ -44,205 +174,140 @@ static void act_topology(void)
 		const struct numa_node *node = &numa.nodes[n];
 		u64 low = 0, high = 0;
 		for (u32 i = 0; i < node->nmem; i++) {
-			u64 b = node->mem[i].base, e = node->mem[i].end;
-			low += b < DMA32_LIMIT ? MIN(e, DMA32_LIMIT) - b : 0;
-			high += e > DMA32_LIMIT ? e - MAX(b, DMA32_LIMIT) : 0;
+			u64 base = node->mem[i].base, end = node->mem[i].end;
+			low += base < DMA32_LIMIT ? MIN(end, DMA32_LIMIT) - base : 0;
+			high += end > DMA32_LIMIT ? end - MAX(base, DMA32_LIMIT) : 0;
 		}
 		printk("  node %u: cpus %-6s  below 4 GiB %5llu MiB  above 4 GiB %5llu MiB\n", n,
-		       cpumask_format(&node->cpus, cpus, sizeof(cpus)), (low >> 20), (high >> 20));
+		       cpumask_format(&node->cpus, cpus, sizeof(cpus)), low >> 20, high >> 20);
 	}
 }
 
-void story_swiotlb_table(void)
+static void print_swiotlb(const struct story_result *res)
 {
-	u64 base, end;
-	int node;
-	bool live = swiotlb_pool_range(&base, &end, &node);
+	enum swiotlb_policy live = swiotlb_policy();
 
 	rule();
 	printk("Act 1. The swiotlb bounce pool (%llu MiB), policy by policy, on this machine\n",
-	       (swiotlb_size() >> 20));
+	       swiotlb_size() >> 20);
 	printk("  policy  where                                 node  a 32-bit device can reach it\n");
-	for (int p = SWIOTLB_SCAN; p <= SWIOTLB_OFF; p++) {
-		struct swiotlb_placement w;
-		char where[48], nodename[8] = "-";
-		bool ok = swiotlb_place_what_if((enum swiotlb_policy)p, swiotlb_size(), &w);
+	for (enum swiotlb_policy policy = 0; policy < SWIOTLB_NR_POLICIES; policy++) {
+		const struct swiotlb_placement *pool = &res->pools[policy];
+		bool placed = res->pool_placed[policy];
+		char where[48], node[8] = "-";
 
-		if (ok)
-			snprintf(nodename, sizeof(nodename), "%d", w.node);
-		if (ok)
-			snprintf(where, sizeof(where), "0x%llx-0x%llx", w.base, (w.base + w.size));
-		else
-			snprintf(where, sizeof(where), "failed: %s", w.failed);
-		printk("  %-7s %-37s %4s  %s%s\n", swiotlb_policy_name((enum swiotlb_policy)p), where,
-		       nodename,
-		       !ok ? "no pool" : w.base + w.size <= DMA32_LIMIT ? "yes" : "NO: the 2.6.14-rc4 bug",
-		       p == (int)swiotlb_policy() ? "   <- this boot" : "");
+		if (placed) {
+			snprintf(node, sizeof(node), "%d", pool->node);
+			snprintf(where, sizeof(where), "0x%llx-0x%llx", pool->base,
+				 pool->base + pool->size);
+		} else {
+			snprintf(where, sizeof(where), "failed: %s", pool->failed);
+		}
+		printk("  %-7s %-37s %4s  %s%s\n", swiotlb_policies[policy].name, where, node,
+		       !placed ? "no pool" :
+		       pool->base + pool->size <= DMA32_LIMIT ? "yes" : "NO: the 2.6.14-rc4 bug",
+		       policy == live ? "   <- this boot" : "");
 	}
-	if (live)
+	if (res->live_pool)
 		printk("  This boot's pool (swiotlb=%s): 0x%llx-0x%llx on node %d.\n",
-		       swiotlb_policy_name(swiotlb_policy()), base, end, node);
+		       swiotlb_policies[live].name, res->live_base, res->live_end, res->live_node);
 	else
-		printk("  This boot has no pool (swiotlb=%s).\n", swiotlb_policy_name(swiotlb_policy()));
+		printk("  This boot has no pool (swiotlb=%s).\n", swiotlb_policies[live].name);
 }
 
-struct storm_row {
-	const char *mode;
-	bool hog;
-	struct storm_result r;
+static const char *const verdict_text[] = {
+	[STORY_SURVIVES] = "survives, alone and against a hog",
+	[STORY_SURVIVES_ALONE] = "survives alone (no second CPU here for a hog)",
+	[STORY_LOSES_TO_THE_HOG] = "survives alone, hits ENFILE against a hog",
+	[STORY_LOSES_ALONE_ONLY] = "hits ENFILE alone (!), survives the hog",
+	[STORY_HITS_ENFILE] = "hits ENFILE: the 2005 bug",
 };
 
-static void act_rcu(struct story_result *res)
+static void print_storm_row(const struct storm_result *r, bool hog)
 {
-	static const char *const modes[] = { "rc4", "batch10k", "count", "fqs" };
-	static struct storm_row rows[8];
-	const char *before = rcu_mode_name();
-	u32 n = 0, storm_cpu = nr_cpus - 1;
-	bool hogs = nr_cpus >= 2 && percpu[nr_cpus - 2].online;
+	char enfile[16] = "-";
 
+	if (r->enfile_at >= 0)
+		snprintf(enfile, sizeof(enfile), "%lld", r->enfile_at);
+	printk("  %-8s  %-4s  %10llu  %9s  %13llu  %9llu  %4llu  %8llu\n", rcu_modes[r->mode].name,
+	       hog ? "yes" : "no", r->iterations, enfile, r->peak_nr_files, r->peak_qlen, r->gps,
+	       r->ms ? r->iterations / r->ms : r->iterations);
+}
+
+static void print_storms(const struct story_result *res)
+{
 	rule();
 	printk("Act 2. The open/close storm: %llu iterations on CPU %u, max_files %llu\n",
-	       (4 * vfs_max_files()), hogs ? nr_cpus - 2 : storm_cpu, vfs_max_files());
-	for (u32 h = 0; h < (hogs ? 2u : 1u); h++) {
-		for (u32 m = 0; m < ARRAY_SIZE(modes); m++) {
-			struct cpumask cpus = { { 0 } }, hog = { { 0 } };
-			struct storm_row *row = &rows[n++];
-
-			rcu_barrier();
-			rcu_set_mode(modes[m]);
-			cpumask_set(&cpus, hogs ? nr_cpus - 2 : storm_cpu);
-			if (h)
-				cpumask_set(&hog, nr_cpus - 1);
-			row->mode = modes[m];
-			row->hog = h;
-			storm_run(4 * vfs_max_files(), &cpus, &hog, &row->r);
-		}
-	}
-	rcu_set_mode(before);
-	res->storms_ran = true;
-	res->hog_storms_ran = hogs;
-	for (u32 i = 0; i < n; i++) {
-		bool *col = rows[i].hog ? res->enfile_hog : res->enfile_alone;
-		col[i % ARRAY_SIZE(modes)] = rows[i].r.enfile_at >= 0;
-	}
+	       res->storm_iterations, res->storm_cpu, vfs_max_files());
 	printk("  mode      hog   iterations  ENFILE at  peak nr_files  peak qlen   GPs  k iter/s\n");
-	for (u32 i = 0; i < n; i++) {
-		const struct storm_result *r = &rows[i].r;
-		char enfile[16];
-		if (r->enfile_at < 0)
-			snprintf(enfile, sizeof(enfile), "-");
-		else
-			snprintf(enfile, sizeof(enfile), "%lld", r->enfile_at);
-		printk("  %-8s  %-4s  %10llu  %9s  %13llu  %9llu  %4llu  %8llu\n", rows[i].mode,
-		       rows[i].hog ? "yes" : "no", r->iterations, enfile,
-		       r->peak_nr_files, r->peak_qlen, r->gps,
-		       (r->ms ? r->iterations / r->ms : r->iterations));
-	}
-	for (u32 m = 0; m < ARRAY_SIZE(modes); m++) {
-		bool alone = rows[m].r.enfile_at < 0;
-		bool with_hog = hogs ? rows[ARRAY_SIZE(modes) + m].r.enfile_at < 0 : alone;
-		printk("  %-8s  %s\n", modes[m],
-		       alone && with_hog ? "survives, alone and against a hog" :
-		       alone ? "survives alone, hits ENFILE against a hog" :
-		       with_hog ? "hits ENFILE alone (!), survives the hog" : "hits ENFILE: the 2005 bug");
-	}
+	for (enum rcu_mode mode = 0; mode < RCU_NR_MODES; mode++)
+		print_storm_row(&res->alone[mode], false);
+	for (enum rcu_mode mode = 0; mode < RCU_NR_MODES && res->hog_storms_ran; mode++)
+		print_storm_row(&res->with_hog[mode], true);
+	for (enum rcu_mode mode = 0; mode < RCU_NR_MODES; mode++)
+		printk("  %-8s  %s\n", rcu_modes[mode].name, verdict_text[res->verdict[mode]]);
 }
 
-static bool pattern_ok(const u8 *p, u32 n, u8 seed)
+static const char *outcome(const struct story_dma *dma, const char *refused)
 {
-	for (u32 i = 0; i < n; i++)
-		if (p[i] != (u8)(seed + i * 3))
-			return false;
-	return true;
+	return dma->refused ? refused : dma->intact ? "intact" : "CORRUPTED";
 }
 
-static void fill(u8 *p, u32 n, u8 seed)
+static void print_dma(const struct story_result *res)
 {
-	for (u32 i = 0; i < n; i++)
-		p[i] = (u8)(seed + i * 3);
-}
-
-static void act_dma(struct story_result *res)
-{
-	/* 64 KiB each above 4 GiB, or NULL: without such memory there is nothing to bounce. */
-	struct page *out = alloc_pages(4, NODE_ANY, ALLOC_HIGH), *in = alloc_pages(4, NODE_ANY, ALLOC_HIGH);
-	struct virtio_blk *vb = virtio_blk_get();
-	struct edu *e = edu_get();
-
 	rule();
 	printk("Act 3. DMA from memory above 4 GiB by devices limited to 32 bits\n");
-	if (!out || !in) {
+	if (!res->high_memory) {
 		printk("  This machine has no free memory above 4 GiB: nothing needs a bounce.\n");
-		goto out;
+		return;
 	}
-	printk("  buffers at 0x%llx and 0x%llx\n", page_to_phys(out), page_to_phys(in));
-	if (vb) {
-		struct virtio_blk_stats a, b;
-		u8 *o = page_address(out), *i = page_address(in);
-		fill(o, 65536, 7);
-		memset(i, 0, 65536);
-		virtio_blk_get_stats(vb, &a);
-		int w = virtio_blk_write(vb, 0, o, 65536), r = w ? w : virtio_blk_read(vb, 0, i, 65536);
-		virtio_blk_get_stats(vb, &b);
-		res->dma_ran = true;
-		res->blk_intact = !w && !r && pattern_ok(i, 65536, 7);
-		res->blk_bounced = b.bounced_bytes - a.bounced_bytes;
+	printk("  buffers at 0x%llx and 0x%llx\n", res->out_phys, res->in_phys);
+	if (res->blk.present)
 		printk("  virtio-blk: 64 KiB written and read back: %s, %llu bytes bounced\n",
-		       w || r ? "REFUSED (no pool it can reach)" :
-		       pattern_ok(i, 65536, 7) ? "intact" : "CORRUPTED",
-		       (b.bounced_bytes - a.bounced_bytes));
-	} else {
+		       outcome(&res->blk, "REFUSED (no pool it can reach)"), res->blk.bounced);
+	else
 		printk("  virtio-blk: no device (topology line \"disk:\")\n");
-	}
-	if (e) {
-		struct device *dev = &e->pci->dma;
-		u8 *o = page_address(out), *i = page_address(in);
-		fill(o, EDU_DMA_MAX, 9);
-		memset(i, 0, EDU_DMA_MAX);
-		dma_addr_t a = dma_map_single(dev, o, EDU_DMA_MAX, DMA_TO_DEVICE);
-		if (dma_mapping_error(dev, a)) {
-			printk("  edu: refused: no bounce buffer it can reach (swiotlb=%s)\n",
-			       swiotlb_policy_name(swiotlb_policy()));
-		} else {
-			bool ok = edu_dma(e, a, 0, EDU_DMA_MAX, false);
-			dma_unmap_single(dev, a, EDU_DMA_MAX, DMA_TO_DEVICE);
-			dma_addr_t b = dma_map_single(dev, i, EDU_DMA_MAX, DMA_FROM_DEVICE);
-			ok = ok && !dma_mapping_error(dev, b) && edu_dma(e, b, 0, EDU_DMA_MAX, true);
-			if (!dma_mapping_error(dev, b))
-				dma_unmap_single(dev, b, EDU_DMA_MAX, DMA_FROM_DEVICE);
-			res->dma_ran = true;
-			res->edu_intact = ok && pattern_ok(i, EDU_DMA_MAX, 9);
-			printk("  edu: %u bytes to the device and back through 0x%llx: %s\n", EDU_DMA_MAX,
-			       a, ok && pattern_ok(i, EDU_DMA_MAX, 9) ? "intact" : "CORRUPTED");
-		}
-	} else {
+	if (!res->edu.present)
 		printk("  edu: no device (-device edu,dma_mask=0xffffffff)\n");
-	}
-out:
-	if (out)
-		free_pages(out, 4);
-	if (in)
-		free_pages(in, 4);
+	else if (res->edu.refused)
+		printk("  edu: refused: no bounce buffer it can reach (swiotlb=%s)\n",
+		       swiotlb_policies[swiotlb_policy()].name);
+	else
+		printk("  edu: %u bytes to the device and back through 0x%llx: %s\n", EDU_DMA_MAX,
+		       res->edu.dma_addr, outcome(&res->edu, "refused"));
 }
 
-void story_run(struct story_result *out)
+void story_print(const struct story_result *res)
 {
-	struct story_result res = { 0 };
-
 	rule();
 	printk("The 2.6.14 story, October 2005: two bugs, replayed on this machine\n");
-	act_topology();
-	story_swiotlb_table();
-	act_rcu(&res);
-	act_dma(&res);
+	print_machine();
+	print_swiotlb(res);
+	print_storms(res);
+	print_dma(res);
 	rule();
 	printk("See docs/story.md. Try: make run ARGS=\"swiotlb=rc4\", then the shell's help.\n");
-	if (out)
-		*out = res;
+}
+
+void story_run(struct story_result *res)
+{
+	printk("story: replaying both bugs; the storms' own lines come first, then the report\n");
+	story_measure(res);
+	story_print(res);
 }
 
 void story_boot(void)
 {
+	static struct story_result res;         /* 10 storm results: not on the stack */
+
 	if (!story_off)
-		story_run(NULL);
+		story_run(&res);
+}
+
+void story_swiotlb_table(void)
+{
+	static struct story_result res;
+
+	measure_swiotlb(&res);
+	print_swiotlb(&res);
 }

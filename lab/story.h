@@ -1,30 +1,80 @@
 /*
  * story.h - the 2.6.14 story, told by the machine it runs on.
  *
- * story_run() (make run's default: story=on, no test=) prints a report:
- * the topology; where each swiotlb policy puts its pool here (on copies
- * of the boot allocator; the live pool is the one swiotlb= chose); the
- * open/close storm under the four RCU policies, alone and against a hog,
- * as one table; and DMA from memory above 4 GiB through the bounce pool on
- * virtio-blk and edu. Every verdict in it is computed from what just
- * happened, never written in advance.
+ * story_run() (make run's default: story=on, no test=) replays both bugs
+ * and their fixes here and prints a report: the machine; where each
+ * swiotlb policy puts its pool (on copies of the boot allocator; the live
+ * pool is the one swiotlb= chose); the open/close storm under every RCU
+ * mode, alone and against a hog, as one table with a verdict per mode;
+ * and DMA from memory above 4 GiB through the bounce pool on virtio-blk
+ * and edu.
+ *
+ * It is two steps. story_measure() runs everything and fills a struct
+ * story_result, printing nothing of its own (the storms print their
+ * "storm:" lines as they end); story_print() draws the report from that
+ * struct alone. So every verdict is computed from what just happened, and
+ * the story suite checks the struct, not the text.
  */
 #ifndef STORY_H
 #define STORY_H
 
+#include "rcu.h"
+#include "storm.h"
+#include "swiotlb.h"
 #include "types.h"
 
-/* What the story saw: each verdict, as it printed it. */
-struct story_result {
-	bool storms_ran, hog_storms_ran;        /* the hog row needs two CPUs */
-	bool enfile_alone[4], enfile_hog[4];    /* rc4, batch10k, count, fqs */
-	bool dma_ran;                           /* memory above 4 GiB and a device */
-	bool blk_intact, edu_intact;
-	u64 blk_bounced;
+/* How a mode fared against the storm, alone and against a hog. */
+enum story_verdict {
+	STORY_SURVIVES,                 /* no ENFILE, alone or against a hog */
+	STORY_SURVIVES_ALONE,           /* no ENFILE alone; no second CPU for a hog */
+	STORY_LOSES_TO_THE_HOG,         /* no ENFILE alone, ENFILE against a hog */
+	STORY_LOSES_ALONE_ONLY,         /* ENFILE alone, none against a hog (!) */
+	STORY_HITS_ENFILE,              /* ENFILE both ways: the 2005 bug */
 };
 
-void story_run(struct story_result *out);       /* always; out may be NULL */
-void story_boot(void);          /* if story=on and no test= */
-void story_swiotlb_table(void); /* act 1 alone: every policy's pool on this machine */
+/* One device's round trip from memory above 4 GiB (act 3). */
+struct story_dma {
+	bool present;           /* the machine has the device */
+	bool refused;           /* the DMA API found no bounce buffer the device can reach */
+	bool intact;            /* what came back is what went out */
+	u64 bounced;            /* virtio-blk: bytes that went through the pool */
+	u64 dma_addr;           /* edu: the bus address the device was given */
+};
+
+struct story_result {
+	/* Act 1: every swiotlb policy's pool on this machine. */
+	struct swiotlb_placement pools[SWIOTLB_NR_POLICIES];
+	bool pool_placed[SWIOTLB_NR_POLICIES];
+	bool live_pool;                 /* this boot has a pool (swiotlb=) ... */
+	u64 live_base, live_end;        /* ... here */
+	int live_node;
+
+	/* Act 2: the storm under every mode, on storm_cpu; the hog on hog_cpu. */
+	u64 storm_iterations;           /* per storm: 4 x max_files */
+	u32 storm_cpu, hog_cpu;
+	bool hog_storms_ran;            /* the machine has a CPU for the hog */
+	struct storm_result alone[RCU_NR_MODES], with_hog[RCU_NR_MODES];
+	enum story_verdict verdict[RCU_NR_MODES];
+
+	/* Act 3: DMA from above 4 GiB, through the pool. */
+	bool high_memory;               /* 64 KiB above 4 GiB were free: something to bounce */
+	u64 out_phys, in_phys;          /* the two buffers */
+	struct story_dma blk, edu;
+};
+
+/* Run all three acts; fills *res and prints only the storms' own lines. */
+void story_measure(struct story_result *res);
+
+/* Draw the report from res. */
+void story_print(const struct story_result *res);
+
+/* Measure, then print (the shell's story command, make run's report). */
+void story_run(struct story_result *res);
+
+/* The story, if story=on (the default) and no test= ran. */
+void story_boot(void);
+
+/* Act 1 alone, measured and drawn: the shell's swiotlb command. */
+void story_swiotlb_table(void);
 
 #endif

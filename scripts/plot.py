@@ -2,7 +2,7 @@
 """plot.py - make plot: the storm over time, per RCU policy, as PNG plots.
 
 Boots the story topology with storm.trace=on (the story runs the storm
-under rc4, batch10k, count and fqs, alone and against a hog), reads the
+under every RCU mode, alone and against a hog), reads the
 "storm-trace:" CSV blocks from the serial log, and draws with gnuplot:
 
   build/plots/nr_files.png   open files (nr_files) over time, one line per
@@ -68,7 +68,7 @@ def write_data(blocks):
 
 
 def gnuplot(names, limit):
-    modes = ['rc4', 'batch10k', 'count', 'fqs']
+    modes = list(dict.fromkeys(n.rsplit('-', 1)[0] for n in names))    # as the story ran them
     script = [f'set terminal pngcairo size 1200,480 font ",10" noenhanced', 'set grid',
               'set xlabel "ms since the storm began"', 'set key top left']
     for what, col, title in (('nr_files', 2, 'open files (nr_files)'),

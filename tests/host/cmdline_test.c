@@ -157,10 +157,11 @@ static u64 count;
 static u64 mem;
 static char name[8];
 
-static const char *const mode_choices[] = { "a", "b", "c", NULL };
+static const char *const mode_choices[] = { "a", "b", "c" };
 
-static const struct param params[] = {
-	{ .key = "mode", .type = PARAM_CHOICE, .var = &mode, .choices = mode_choices },
+static const struct param test_params[] = {
+	{ .key = "mode", .type = PARAM_CHOICE, .var = &mode, .choices = mode_choices,
+	  .nchoices = ARRAY_SIZE(mode_choices), .choice_size = sizeof(mode_choices[0]) },
 	{ .key = "count", .type = PARAM_U64, .var = &count, .min = 1, .max = 100 },
 	{ .key = "mem", .type = PARAM_SIZE, .var = &mem, .min = 4096, .max = 1ULL << 30 },
 	{ .key = "name", .type = PARAM_STR, .var = name, .size = sizeof(name) },
@@ -188,7 +189,7 @@ static int parse_line(const char *line)
 	int ignored;
 
 	memcpy(copy, line, len);
-	ignored = cmdline_parse(copy, params, ARRAY_SIZE(params));
+	ignored = cmdline_parse(copy, test_params, ARRAY_SIZE(test_params));
 	if (memcmp(copy, line, len))
 		ignored = -1000;
 	free(copy);
@@ -445,8 +446,37 @@ static void long_value_for_string_rejected(struct ktest *t)
 static void no_params_ignores_everything(struct ktest *t)
 {
 	host_log_clear();
-	EXPECT_EQ(t, cmdline_parse("a=1 b=2", params, 0), 2);
+	EXPECT_EQ(t, cmdline_parse("a=1 b=2", test_params, 0), 2);
 	EXPECT_EQ(t, host_log_count("unknown key\n"), 2);
+}
+
+/*
+ * The two examples in cmdline.h's opening comment, written the same way:
+ * the macros put them in the params section, where the kernel's parser
+ * finds every key.
+ */
+static int console_mode;        /* 0 = both (the default), 1 = serial, 2 = fb */
+PARAM_CHOICE("console", console_mode, "both", "serial", "fb");
+
+struct example_mode {
+	const char *name;
+	int batch;
+};
+static const struct example_mode example_modes[] = { { "slow", 10 }, { "fast", 10000 } };
+static int example_mode_arg = 1;
+PARAM_ENUM("example.mode", example_mode_arg, example_modes);
+
+static void header_examples_land_in_the_params_section(struct ktest *t)
+{
+	size_t n = (size_t)(__stop_params - __start_params);
+
+	host_log_clear();
+	EXPECT_EQ(t, cmdline_parse("console=fb example.mode=slow", __start_params, n), 0);
+	EXPECT_EQ(t, console_mode, 2);
+	EXPECT_EQ(t, example_modes[example_mode_arg].batch, 10);
+	EXPECT_EQ(t, cmdline_parse("example.mode=medium", __start_params, n), 1);
+	EXPECT_TRUE(t, host_log_has("cmdline: ignored example.mode=medium: expected one of slow|fast\n"));
+	EXPECT_EQ(t, example_mode_arg, 0);
 }
 
 static const struct ktest_case cmdline_cases[] = {
@@ -491,6 +521,7 @@ static const struct ktest_case cmdline_cases[] = {
 	KTEST(long_token_echo_truncated),
 	KTEST(long_value_for_string_rejected),
 	KTEST(no_params_ignores_everything),
+	KTEST(header_examples_land_in_the_params_section),
 	{},
 };
 KTEST_SUITE(cmdline, cmdline_cases);

@@ -79,16 +79,16 @@ static void story_node0_fails_on_a_memoryless_node(struct ktest *t)
 
 static void one_node_every_policy_below_4g(struct ktest *t)
 {
-	static const enum swiotlb_policy all[] = { SWIOTLB_SCAN, SWIOTLB_RC4, SWIOTLB_NODE0,
-						   SWIOTLB_FORCE };
 	struct swiotlb_placement p;
 
 	flat_distances(1);
-	for (u32 i = 0; i < ARRAY_SIZE(all); i++) {
+	for (enum swiotlb_policy policy = 0; policy < SWIOTLB_NR_POLICIES; policy++) {
+		if (swiotlb_policies[policy].walk == SWIOTLB_WALK_NONE)
+			continue;
 		bootmem_init(bm);
 		bootmem_add_memory(bm, 0, 512 * MiB, 0);
 		bootmem_reserve(bm, 0, 1 * MiB);
-		EXPECT_TRUE(t, swiotlb_place(bm, 1, dist, 0, all[i], 64 * MiB, &p));
+		EXPECT_TRUE(t, swiotlb_place(bm, 1, dist, 0, policy, 64 * MiB, &p));
 		EXPECT_EQ(t, p.node, 0);
 		EXPECT_LE(t, p.base + p.size, 4 * GiB);
 	}

@@ -12,6 +12,7 @@
 #include "dma.h"
 #include "kstring.h"
 #include "ktest.h"
+#include "pattern.h"
 #include "numa.h"
 #include "page_alloc.h"
 #include "percpu.h"
@@ -104,20 +105,22 @@ static void check_rule(struct ktest *t, enum swiotlb_policy policy, bool ok,
 	case SWIOTLB_OFF:
 		EXPECT_FALSE(t, ok);
 		break;
+	case SWIOTLB_NR_POLICIES:
+		break;
 	}
 }
 
 /* What every policy would have done here, each on a copy of the boot allocator. */
 static void every_policy_places_by_its_rule(struct ktest *t)
 {
-	for (int policy = SWIOTLB_SCAN; policy <= SWIOTLB_OFF; policy++) {
+	for (enum swiotlb_policy policy = 0; policy < SWIOTLB_NR_POLICIES; policy++) {
 		struct swiotlb_placement p;
-		bool ok = swiotlb_place_what_if((enum swiotlb_policy)policy, swiotlb_size(), &p);
+		bool ok = swiotlb_place_what_if(policy, swiotlb_size(), &p);
 
 		ktest_log(t, "%s: %s at 0x%llx node %d%s%s", swiotlb_policy_name(policy),
 			  ok ? "placed" : "failed", p.base, p.node,
 			  p.failed ? ": " : "", p.failed ? p.failed : "");
-		check_rule(t, (enum swiotlb_policy)policy, ok, &p);
+		check_rule(t, policy, ok, &p);
 	}
 }
 
@@ -165,20 +168,6 @@ static void reachable_buffer_is_not_bounced(struct ktest *t)
 	kfree(buf);
 }
 
-static void fill(u8 *p, u32 n, u8 seed)
-{
-	for (u32 i = 0; i < n; i++)
-		p[i] = (u8)(seed + i * 7);
-}
-
-static bool filled(const u8 *p, u32 n, u8 seed)
-{
-	for (u32 i = 0; i < n; i++)
-		if (p[i] != (u8)(seed + i * 7))
-			return false;
-	return true;
-}
-
 #define LEN 3000        /* two slabs, not page aligned */
 
 static void high_buffer_bounces_each_way_or_is_refused(struct ktest *t)
@@ -202,47 +191,47 @@ static void high_buffer_bounces_each_way_or_is_refused(struct ktest *t)
 			struct device reckless = dev32;
 			reckless.name = "test-dma32-unreachable";
 			reckless.dma_map_unreachable = true;
-			fill(buf, LEN, 9);
+			pattern_fill(buf, LEN, 9);
 			a = dma_map_single(&reckless, buf, LEN, DMA_TO_DEVICE);
 			ASSERT_FALSE(t, dma_mapping_error(&reckless, a));
 			EXPECT_GT(t, a + LEN - 1, reckless.dma_mask);   /* what the device cannot reach */
-			EXPECT_TRUE(t, filled(phys_to_virt(a), LEN, 9));
+			EXPECT_TRUE(t, pattern_ok(phys_to_virt(a), LEN, 9));
 			dma_unmap_single(&reckless, a, LEN, DMA_TO_DEVICE);
 		}
 		free_pages(pg, 0);
 		return;
 	}
 	/* To the device: the data is in the bounce buffer, below 4 GiB. */
-	fill(buf, LEN, 1);
+	pattern_fill(buf, LEN, 1);
 	dma_addr_t a = dma_map_single(&dev32, buf, LEN, DMA_TO_DEVICE);
 	ASSERT_FALSE(t, dma_mapping_error(&dev32, a));
 	EXPECT_TRUE(t, is_swiotlb_buffer(a));
 	EXPECT_LE(t, a + LEN, DMA32_LIMIT);
-	EXPECT_TRUE(t, filled(phys_to_virt(a), LEN, 1));
+	EXPECT_TRUE(t, pattern_ok(phys_to_virt(a), LEN, 1));
 	dma_unmap_single(&dev32, a, LEN, DMA_TO_DEVICE);
-	EXPECT_TRUE(t, filled(buf, LEN, 1));
+	EXPECT_TRUE(t, pattern_ok(buf, LEN, 1));
 
 	/* From the device: the CPU sees its writes at sync and at unmap, not before. */
 	a = dma_map_single(&dev32, buf, LEN, DMA_FROM_DEVICE);
 	ASSERT_FALSE(t, dma_mapping_error(&dev32, a));
-	fill(phys_to_virt(a), LEN, 2);                  /* "the device writes" */
-	EXPECT_TRUE(t, filled(buf, LEN, 1));
+	pattern_fill(phys_to_virt(a), LEN, 2);                  /* "the device writes" */
+	EXPECT_TRUE(t, pattern_ok(buf, LEN, 1));
 	dma_sync_single_for_cpu(&dev32, a, LEN, DMA_FROM_DEVICE);
-	EXPECT_TRUE(t, filled(buf, LEN, 2));
-	fill(phys_to_virt(a), LEN, 3);
+	EXPECT_TRUE(t, pattern_ok(buf, LEN, 2));
+	pattern_fill(phys_to_virt(a), LEN, 3);
 	dma_unmap_single(&dev32, a, LEN, DMA_FROM_DEVICE);
-	EXPECT_TRUE(t, filled(buf, LEN, 3));
+	EXPECT_TRUE(t, pattern_ok(buf, LEN, 3));
 
 	/* Both ways, with a sync for the device in between. */
 	a = dma_map_single(&dev32, buf, LEN, DMA_BIDIRECTIONAL);
 	ASSERT_FALSE(t, dma_mapping_error(&dev32, a));
-	EXPECT_TRUE(t, filled(phys_to_virt(a), LEN, 3));
-	fill(buf, LEN, 4);
+	EXPECT_TRUE(t, pattern_ok(phys_to_virt(a), LEN, 3));
+	pattern_fill(buf, LEN, 4);
 	dma_sync_single_for_device(&dev32, a, LEN, DMA_BIDIRECTIONAL);
-	EXPECT_TRUE(t, filled(phys_to_virt(a), LEN, 4));
-	fill(phys_to_virt(a), LEN, 5);
+	EXPECT_TRUE(t, pattern_ok(phys_to_virt(a), LEN, 4));
+	pattern_fill(phys_to_virt(a), LEN, 5);
 	dma_unmap_single(&dev32, a, LEN, DMA_BIDIRECTIONAL);
-	EXPECT_TRUE(t, filled(buf, LEN, 5));
+	EXPECT_TRUE(t, pattern_ok(buf, LEN, 5));
 	EXPECT_EQ(t, dev32.stats.errors, errors);
 	free_pages(pg, 0);
 }
@@ -262,18 +251,18 @@ static void stress_cpu(void *arg)
 	u8 *mine = s->buf[cpu];
 
 	for (u32 i = 0; i < STRESS_ROUNDS; i++) {
-		u8 seed = (u8)(cpu * 31 + i);
-		fill(mine, sizeof(s->buf[0]), seed);
+		u32 seed = cpu * 31 + i;
+		pattern_fill(mine, sizeof(s->buf[0]), seed);
 		u64 a = swiotlb_map(virt_to_phys(mine), sizeof(s->buf[0]), DMA_BIDIRECTIONAL);
 		if (a == ~0UL) {
 			__atomic_fetch_add(&s->bad, 1, __ATOMIC_RELAXED);
 			continue;
 		}
-		if (!filled(phys_to_virt(a), sizeof(s->buf[0]), seed))
+		if (!pattern_ok(phys_to_virt(a), sizeof(s->buf[0]), seed))
 			__atomic_fetch_add(&s->bad, 1, __ATOMIC_RELAXED);
-		fill(phys_to_virt(a), sizeof(s->buf[0]), (u8)(seed + 1));
+		pattern_fill(phys_to_virt(a), sizeof(s->buf[0]), seed + 1);
 		swiotlb_unmap(a, sizeof(s->buf[0]), DMA_BIDIRECTIONAL);
-		if (!filled(mine, sizeof(s->buf[0]), (u8)(seed + 1)))
+		if (!pattern_ok(mine, sizeof(s->buf[0]), seed + 1))
 			__atomic_fetch_add(&s->bad, 1, __ATOMIC_RELAXED);
 	}
 }

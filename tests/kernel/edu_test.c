@@ -15,6 +15,7 @@
 #include "edu.h"
 #include "kstring.h"
 #include "ktest.h"
+#include "pattern.h"
 #include "page_alloc.h"
 #include "sched.h"
 #include "swiotlb.h"
@@ -73,20 +74,6 @@ static void intx_interrupt_arrives(struct ktest *t)
 	ktest_log(t, "INTx on IRQ %u", e->pci->irq_line);
 }
 
-static void fill(u8 *p, u32 n, u8 seed)
-{
-	for (u32 i = 0; i < n; i++)
-		p[i] = (u8)(seed ^ (i * 13));
-}
-
-static bool filled(const u8 *p, u32 n, u8 seed)
-{
-	for (u32 i = 0; i < n; i++)
-		if (p[i] != (u8)(seed ^ (i * 13)))
-			return false;
-	return true;
-}
-
 static bool pool_below_4g(void)
 {
 	u64 base, end;
@@ -111,7 +98,7 @@ static void high_buffers_round_trip(struct ktest *t)
 	u8 *in = page_address(src), *out = page_address(dst);
 	u64 bounces = dev->stats.bounces;
 
-	fill(in, LEN, 0x3c);
+	pattern_fill(in, LEN, 0x3c);
 	memset(out, 0, LEN);
 	dma_addr_t a = dma_map_single(dev, in, LEN, DMA_TO_DEVICE);
 	if (!pool_below_4g()) {
@@ -127,7 +114,7 @@ static void high_buffers_round_trip(struct ktest *t)
 	ASSERT_FALSE(t, dma_mapping_error(dev, b));
 	EXPECT_TRUE(t, edu_dma(e, b, 0, LEN, true));
 	dma_unmap_single(dev, b, LEN, DMA_FROM_DEVICE);
-	EXPECT_TRUE(t, filled(out, LEN, 0x3c));         /* intact */
+	EXPECT_TRUE(t, pattern_ok(out, LEN, 0x3c));         /* intact */
 	EXPECT_EQ(t, dev->stats.bounces, bounces + 2);  /* both ways bounced */
 	ktest_log(t, "%u bytes each way through bounce buffers at 0x%llx and 0x%llx", LEN, a, b);
 out:
@@ -150,17 +137,17 @@ static void rc4_device_reads_the_truncated_address(struct ktest *t)
 	reckless.dma_map_unreachable = true;
 	u8 *in = page_address(src), *got = page_address(back);
 
-	fill(in, LEN, 0xa5);
+	pattern_fill(in, LEN, 0xa5);
 	dma_addr_t a = dma_map_single(&reckless, in, LEN, DMA_TO_DEVICE);
 	ASSERT_FALSE(t, dma_mapping_error(&reckless, a));
 	EXPECT_GT(t, a, DMA32_LIMIT - 1);                       /* handed an unreachable address */
-	EXPECT_TRUE(t, filled(phys_to_virt(a), LEN, 0xa5));     /* the bounce buffer is right... */
+	EXPECT_TRUE(t, pattern_ok(phys_to_virt(a), LEN, 0xa5));     /* the bounce buffer is right... */
 	EXPECT_TRUE(t, edu_dma(e, a, 0, LEN, false));           /* ...the device reads a & 0xffffffff */
 	dma_unmap_single(&reckless, a, LEN, DMA_TO_DEVICE);
 	/* Bring the device's buffer back into memory it can reach: no bounce. */
 	EXPECT_TRUE(t, edu_dma(e, page_to_phys(back), 0, LEN, true));
 	u64 alias = a & 0xffffffffUL;
-	EXPECT_FALSE(t, filled(got, LEN, 0xa5));                /* the pattern is missing */
+	EXPECT_FALSE(t, pattern_ok(got, LEN, 0xa5));                /* the pattern is missing */
 	if (vm_mapped((u64)phys_to_virt(alias)) && vm_mapped((u64)phys_to_virt(alias + LEN - 1))) {
 		/* The alias is RAM (story under SeaBIOS): what arrived is exactly its bytes. */
 		EXPECT_EQ(t, memcmp(got, phys_to_virt(alias), LEN), 0);

@@ -78,36 +78,34 @@ static void reader_holds_up_the_callback(struct ktest *t)
 	EXPECT_EQ(t, ran, 1);
 }
 
-static struct storm_result one_cpu_storm(const char *mode, u64 n, bool early)
+static struct storm_result one_cpu_storm(enum rcu_mode mode, u64 n, bool early)
 {
 	struct cpumask cpus = { { 0 } }, none = { { 0 } };
 	struct storm_result r;
 
 	rcu_barrier();
 	vfs_set_count_early(early);
-	rcu_set_mode(mode);
 	cpumask_set(&cpus, nr_cpus - 1);
-	storm_run(n, &cpus, &none, &r);         /* ends with rcu_barrier() */
+	storm_run_in_mode(mode, n, &cpus, &none, &r);   /* ends with rcu_drain() */
 	vfs_set_count_early(false);
-	rcu_set_mode("fqs");
 	return r;
 }
 
 /* 2.6.14-rc4: 10 callbacks per pass cannot keep up; ENFILE within 2x max_files. */
 static void rc4_hits_enfile(struct ktest *t)
 {
-	struct storm_result r = one_cpu_storm("rc4", 4 * vfs_max_files(), false);
+	struct storm_result r = one_cpu_storm(RCU_MODE_RC4, 4 * vfs_max_files(), false);
 
 	EXPECT_GE(t, r.enfile_at, 0);
 	EXPECT_LE(t, (u64)r.enfile_at, 2 * vfs_max_files());
 	EXPECT_GE(t, r.peak_nr_files, vfs_max_files());
 }
 
-/* Seed 001: need_resched above 10000 queued makes this CPU pass quiescent states. */
+/* Eric Dumazet's counter: need_resched above 10000 queued makes this CPU pass quiescent states. */
 static void count_survives_and_bounds_the_queue(struct ktest *t)
 {
 	u64 n = 4 * vfs_max_files();
-	struct storm_result r = one_cpu_storm("count", n, false);
+	struct storm_result r = one_cpu_storm(RCU_MODE_COUNT, n, false);
 
 	EXPECT_EQ(t, r.enfile_at, -1);
 	EXPECT_EQ(t, r.iterations, n);
@@ -119,7 +117,7 @@ static void count_survives_and_bounds_the_queue(struct ktest *t)
 static void early_count_avoids_enfile_but_queue_grows(struct ktest *t)
 {
 	u64 n = 4 * vfs_max_files();
-	struct storm_result r = one_cpu_storm("rc4", n, true);
+	struct storm_result r = one_cpu_storm(RCU_MODE_RC4, n, true);
 
 	EXPECT_EQ(t, r.enfile_at, -1);
 	EXPECT_EQ(t, r.iterations, n);
@@ -129,7 +127,7 @@ static void early_count_avoids_enfile_but_queue_grows(struct ktest *t)
 /* After rcu_barrier() every file is gone and back in its cache. */
 static void nothing_leaks(struct ktest *t)
 {
-	one_cpu_storm("rc4", 2 * vfs_max_files(), false);
+	one_cpu_storm(RCU_MODE_RC4, 2 * vfs_max_files(), false);
 	EXPECT_EQ(t, vfs_nr_files(), 0);
 	EXPECT_EQ(t, vfs_files_in_cache(), 0);
 	for (u32 cpu = 0; cpu < nr_cpus; cpu++)
@@ -171,17 +169,14 @@ KTEST_SUITE(rcu, rcu_cases);
  */
 
 /* A storm on the second-highest CPU, a hog on the highest. */
-static struct storm_result hog_storm(const char *mode, u64 n)
+static struct storm_result hog_storm(enum rcu_mode mode, u64 n)
 {
 	struct cpumask cpus = { { 0 } }, hogs = { { 0 } };
 	struct storm_result r;
 
-	rcu_barrier();
-	rcu_set_mode(mode);
 	cpumask_set(&cpus, nr_cpus - 2);
 	cpumask_set(&hogs, nr_cpus - 1);
-	storm_run(n, &cpus, &hogs, &r);
-	rcu_set_mode("fqs");
+	storm_run_in_mode(mode, n, &cpus, &hogs, &r);
 	return r;
 }
 
@@ -191,7 +186,7 @@ static bool two_cpus_online(void)
 }
 
 /*
- * Seed 001 only reschedules the storming CPU. The hog's CPU owes every
+ * Eric Dumazet's counter only reschedules the storming CPU. The hog's CPU owes every
  * grace period a quiescent state it gives only when its 100-tick slice
  * ends, and the loop fills the file table long before that.
  */
@@ -199,7 +194,7 @@ static void count_hits_enfile_against_a_hog(struct ktest *t)
 {
 	if (!two_cpus_online())
 		KTEST_SKIP(t, "needs two CPUs");
-	struct storm_result r = hog_storm("count", 4 * vfs_max_files());
+	struct storm_result r = hog_storm(RCU_MODE_COUNT, 4 * vfs_max_files());
 
 	EXPECT_GE(t, r.enfile_at, 0);
 	EXPECT_LE(t, (u64)r.enfile_at, 2 * vfs_max_files());
@@ -207,8 +202,9 @@ static void count_hits_enfile_against_a_hog(struct ktest *t)
 
 /*
  * 2.6.16's force_quiescent_state() with an IPI that has its target notice
- * the batch before it switches (rcu.fqs_ipi=notice): every forced switch counts, each grace period ends within a
- * few ticks of the queue passing qhimark, and the queue stays bounded.
+ * the batch before it switches (rcu.fqs_ipi=notice): every forced switch
+ * counts, each grace period ends within a few ticks of the queue passing
+ * qhimark, and the queue stays bounded.
  *
  * The bound: once qlen passes qhimark, the storming CPU switches after
  * every iteration and the others are forced at once, so a grace period
@@ -226,7 +222,7 @@ static void fqs_survives_a_hog_with_a_bounded_queue(struct ktest *t)
 	if (!two_cpus_online())
 		KTEST_SKIP(t, "needs two CPUs");
 	u64 n = 4 * vfs_max_files();
-	struct storm_result r = hog_storm("fqs", n);
+	struct storm_result r = hog_storm(RCU_MODE_FQS, n);
 
 	EXPECT_EQ(t, r.enfile_at, -1);
 	EXPECT_EQ(t, r.iterations, n);
@@ -241,13 +237,10 @@ static void batch10k_hits_enfile_with_a_storm_on_every_cpu(struct ktest *t)
 	struct cpumask cpus = { { 0 } }, none = { { 0 } };
 	struct storm_result r;
 
-	rcu_barrier();
-	rcu_set_mode("batch10k");
 	for (u32 cpu = 0; cpu < nr_cpus; cpu++)
 		if (percpu[cpu].online)
 			cpumask_set(&cpus, cpu);
-	storm_run(4 * vfs_max_files(), &cpus, &none, &r);
-	rcu_set_mode("fqs");
+	storm_run_in_mode(RCU_MODE_BATCH10K, 4 * vfs_max_files(), &cpus, &none, &r);
 	/*
 	 * No bound on when: four busy virtual CPUs on a 2-core host are starved
 	 * by turns, their slices end (100 ticks) and a few grace periods slip

@@ -11,6 +11,7 @@ static void good_commands_run(struct ktest *t)
 	EXPECT_TRUE(t, shell_execute("  topo  "));
 	EXPECT_TRUE(t, shell_execute("cpus"));
 	EXPECT_TRUE(t, shell_execute("rcu"));
+	EXPECT_TRUE(t, shell_execute("rcu modes"));
 	EXPECT_TRUE(t, shell_execute("acpi APIC"));
 	EXPECT_TRUE(t, shell_execute("acpi NONE"));     /* a good command that finds nothing */
 	EXPECT_TRUE(t, shell_execute(""));

@@ -9,6 +9,7 @@
 #include "errno.h"
 #include "kstring.h"
 #include "ktest.h"
+#include "pattern.h"
 #include "page_alloc.h"
 #include "percpu.h"
 #include "sched.h"
@@ -23,20 +24,6 @@
 		KTEST_SKIP(t, "no usable virtio-blk (topology line \"disk:\")")
 
 #define CHUNK (16 * 1024)               /* bytes per request in these cases */
-
-static void fill(u8 *p, u32 n, u32 seed)
-{
-	for (u32 i = 0; i < n; i++)
-		p[i] = (u8)((seed * 2654435761u + i * 7) >> 3);
-}
-
-static bool filled(const u8 *p, u32 n, u32 seed)
-{
-	for (u32 i = 0; i < n; i++)
-		if (p[i] != (u8)((seed * 2654435761u + i * 7) >> 3))
-			return false;
-	return true;
-}
 
 /* 16 KiB (order 2) above 4 GiB (NULL if none is free), or below it. */
 static struct page *chunk_pages(bool high)
@@ -62,12 +49,12 @@ static void write_read_flush_low(struct ktest *t)
 	ASSERT_TRUE(t, a && b);
 	u8 *out = page_address(a), *in = page_address(b);
 
-	fill(out, CHUNK, 1);
+	pattern_fill(out, CHUNK, 1);
 	memset(in, 0, CHUNK);
 	EXPECT_EQ(t, virtio_blk_write(vb, 8, out, CHUNK), 0);
 	EXPECT_EQ(t, virtio_blk_flush(vb), 0);
 	EXPECT_EQ(t, virtio_blk_read(vb, 8, in, CHUNK), 0);
-	EXPECT_TRUE(t, filled(in, CHUNK, 1));
+	EXPECT_TRUE(t, pattern_ok(in, CHUNK, 1));
 	free_pages(a, 2);
 	free_pages(b, 2);
 }
@@ -86,14 +73,14 @@ static void high_round_trip(struct ktest *t, struct virtio_blk *vb, u64 sector0,
 		r[i] = chunk_pages(true);
 		if (!w[i] || !r[i])
 			goto out;
-		fill(page_address(w[i]), CHUNK, seed + i);
+		pattern_fill(page_address(w[i]), CHUNK, seed + i);
 		memset(page_address(r[i]), 0, CHUNK);
 	}
 	for (u32 i = 0; i < 4; i++)
 		EXPECT_EQ(t, virtio_blk_write(vb, sector0 + i * (CHUNK / 512), page_address(w[i]), CHUNK), 0);
 	for (u32 i = 0; i < 4; i++) {
 		EXPECT_EQ(t, virtio_blk_read(vb, sector0 + i * (CHUNK / 512), page_address(r[i]), CHUNK), 0);
-		EXPECT_TRUE(t, filled(page_address(r[i]), CHUNK, seed + i));
+		EXPECT_TRUE(t, pattern_ok(page_address(r[i]), CHUNK, seed + i));
 	}
 	virtio_blk_get_stats(vb, &after);
 	*bounced = after.bounced_bytes - before.bounced_bytes;
@@ -150,9 +137,9 @@ static void io_on_cpu(void *arg)
 	u8 *out = page_address(p), *in = out + 4096;
 	for (u32 i = 0; i < ROUNDS; i++) {
 		u64 sector = 1024 + (u64)cpu * 8;
-		fill(out, 4096, cpu * 100 + i);
+		pattern_fill(out, 4096, cpu * 100 + i);
 		if (virtio_blk_write(vb, sector, out, 4096) || virtio_blk_read(vb, sector, in, 4096) ||
-		    !filled(in, 4096, cpu * 100 + i))
+		    !pattern_ok(in, 4096, cpu * 100 + i))
 			__atomic_fetch_add(&cpu_errors, 1, __ATOMIC_RELAXED);
 	}
 	free_pages(p, 1);
@@ -216,12 +203,12 @@ static void reset_then_io_works(struct ktest *t)
 	ASSERT_TRUE(t, p != NULL);
 	u8 *buf = page_address(p);
 
-	fill(buf, 4096, 77);
+	pattern_fill(buf, 4096, 77);
 	EXPECT_EQ(t, virtio_blk_write(vb, 2048, buf, 4096), 0);
 	ASSERT_TRUE(t, virtio_blk_reset(vb));
 	memset(buf, 0, 4096);
 	EXPECT_EQ(t, virtio_blk_read(vb, 2048, buf, 4096), 0);
-	EXPECT_TRUE(t, filled(buf, 4096, 77));                  /* the disk kept it */
+	EXPECT_TRUE(t, pattern_ok(buf, 4096, 77));                  /* the disk kept it */
 	free_pages(p, 2);
 }
 
