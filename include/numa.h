@@ -71,7 +71,7 @@ int numa_node_of_addr(const struct numa_layout *nl, u64 pa);
  */
 u64 numa_piece_end(const struct numa_layout *nl, u64 pa, u64 limit);
 
-/* Print the contract's lines: "numa: node <id> cpus <list|none> mem <ranges|none>". */
+/* Print the fact lines (docs/interface.md): "numa: node <id> cpus <list|none> mem <ranges|none>". */
 void numa_print(const struct numa_layout *nl);
 
 /* The kernel's layout, built at boot by numa_init() (kernel/mm.c; numa=on|off). */

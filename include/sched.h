@@ -16,7 +16,7 @@
  *                               |
  *                               +--thread_exit()--> DEAD --join--> freed
  *
- * RCU (issue 5) hooks in at two places: every pass through schedule() is a
+ * RCU (kernel/rcu.c) hooks in at two places: every pass through schedule() is a
  * quiescent state for the CPU, even when the same thread keeps running, and
  * so is every tick that lands in the idle thread.
  */

@@ -4,7 +4,7 @@
  *
  * At boot (swiotlb_init(), between the boot allocator and the page
  * allocator) the pool is placed by policy, swiotlb= (see swiotlb_pool.h),
- * and its size is swiotlb.size= (64M). It prints the contract's fact line,
+ * and its size is swiotlb.size= (64M). It prints its fact line (docs/interface.md),
  *
  *   swiotlb: policy=scan base=0xbc000000 end=0xc0000000 size=64M node=1
  *   swiotlb: policy=node0 failed: node 0 has no memory

@@ -83,7 +83,7 @@ extern const struct swiotlb_policy_info swiotlb_policies[SWIOTLB_NR_POLICIES];
 struct swiotlb_placement {
 	u64 base, size;         /* the pool, [base, base + size) */
 	int node;               /* the node it came from */
-	const char *failed;     /* NULL on success, else why (the contract's reason) */
+	const char *failed;     /* NULL on success, else why, as the fact line prints it */
 };
 
 /*

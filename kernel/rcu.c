@@ -51,8 +51,8 @@ const struct rcu_mode_info rcu_modes[RCU_NR_MODES] = {
 	},
 	[RCU_MODE_BATCH10K] = {
 		.name = "batch10k",
-		.history = "maxbatch raised from 10 to 10000 (Linus Torvalds, October 2005; "
-			   "2.6.15's kernel/rcupdate.c has 10000)",
+		.history = "the batch limit raised from 10 to 10000, merged by Linus Torvalds "
+			   "before 2.6.14 (LWN, 18 Oct 2005; 2.6.15 has maxbatch = 10000)",
 		.blimit = 10000,
 	},
 	[RCU_MODE_COUNT] = {

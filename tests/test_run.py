@@ -23,7 +23,7 @@ def log(text):
     return textwrap.dedent(text).lstrip('\n')
 
 
-# The example of the brief: one failing case, one skipped, two suites.
+# A small boot log: one failing case, one skipped, two suites.
 SAMPLE = log('''
     [    0.000100] testbed: booting
     [    0.000200] numa: node 0 cpus 0-1 mem none

@@ -75,7 +75,7 @@ static void story_has_a_memoryless_node_0(struct ktest *t)
 	EXPECT_EQ(t, nl.nodes[2].ram_bytes, 3 * G);
 }
 
-static void story_prints_the_contract_lines(struct ktest *t)
+static void story_prints_the_fact_lines(struct ktest *t)
 {
 	build_story();
 	host_log_clear();
@@ -262,7 +262,7 @@ static void cpumask_format_truncates_safely(struct ktest *t)
 
 static const struct ktest_case numa_cases[] = {
 	KTEST(story_has_a_memoryless_node_0),
-	KTEST(story_prints_the_contract_lines),
+	KTEST(story_prints_the_fact_lines),
 	KTEST(addresses_map_to_their_node),
 	KTEST(cpu_less_node_is_present),
 	KTEST(disabled_madt_cpus_are_not_logical_cpus),
