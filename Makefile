@@ -160,6 +160,7 @@ host-test: $(B)/host/unit
 test: $(B)/testbed.iso $(B)/host/unit $(B)/kernel-alone.elf | deps
 	$(PYTHON) tests/test_run.py
 	$(PYTHON) scripts/docs_check.py
+	$(PYTHON) scripts/interface_check.py
 	$(PYTHON) tests/run.py test --accel $(ACCEL) --host $(B)/host/unit --matrix tests/matrix
 
 # --- tools ------------------------------------------------------------------
