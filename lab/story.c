@@ -85,45 +85,45 @@ static void measure_storms(struct story_result *res)
 /* --- act 3: DMA from above 4 GiB -------------------------------------------------- */
 
 /* Write out to the disk's first sectors, read them back into in. */
-static void measure_blk(struct virtio_blk *vb, u8 *out, u8 *in, struct story_dma *blk)
+static void measure_blk(struct virtio_blk *disk, u8 *out, u8 *in, struct story_dma *result)
 {
 	struct virtio_blk_stats before, after;
 
-	blk->present = true;
+	result->present = true;
 	pattern_fill(out, DMA_BYTES, BLK_SEED);
 	memset(in, 0, DMA_BYTES);
-	virtio_blk_get_stats(vb, &before);
-	int err = virtio_blk_write(vb, 0, out, DMA_BYTES);
+	virtio_blk_get_stats(disk, &before);
+	int err = virtio_blk_write(disk, 0, out, DMA_BYTES);
 	if (!err)
-		err = virtio_blk_read(vb, 0, in, DMA_BYTES);
-	virtio_blk_get_stats(vb, &after);
-	blk->refused = err != 0;
-	blk->intact = !err && pattern_ok(in, DMA_BYTES, BLK_SEED);
-	blk->bounced = after.bounced_bytes - before.bounced_bytes;
+		err = virtio_blk_read(disk, 0, in, DMA_BYTES);
+	virtio_blk_get_stats(disk, &after);
+	result->refused = err != 0;
+	result->intact = !err && pattern_ok(in, DMA_BYTES, BLK_SEED);
+	result->bounced = after.bounced_bytes - before.bounced_bytes;
 }
 
 /* Send out to edu's buffer and fetch it back into in, each through the DMA API. */
-static void measure_edu(struct edu *e, u8 *out, u8 *in, struct story_dma *edu)
+static void measure_edu(struct edu *edu, u8 *out, u8 *in, struct story_dma *result)
 {
-	struct device *dev = &e->pci->dma;
+	struct device *dev = &edu->pci->dma;
 
-	edu->present = true;
+	result->present = true;
 	pattern_fill(out, EDU_DMA_MAX, EDU_SEED);
 	memset(in, 0, EDU_DMA_MAX);
 	dma_addr_t to_device = dma_map_single(dev, out, EDU_DMA_MAX, DMA_TO_DEVICE);
 	if (dma_mapping_error(dev, to_device)) {
-		edu->refused = true;
+		result->refused = true;
 		return;
 	}
-	edu->dma_addr = to_device;
-	bool ok = edu_dma(e, to_device, 0, EDU_DMA_MAX, false);
+	result->dma_addr = to_device;
+	bool ok = edu_dma(edu, to_device, 0, EDU_DMA_MAX, false);
 	dma_unmap_single(dev, to_device, EDU_DMA_MAX, DMA_TO_DEVICE);
 	dma_addr_t from_device = dma_map_single(dev, in, EDU_DMA_MAX, DMA_FROM_DEVICE);
 	if (dma_mapping_error(dev, from_device))
 		return;
-	ok = ok && edu_dma(e, from_device, 0, EDU_DMA_MAX, true);
+	ok = ok && edu_dma(edu, from_device, 0, EDU_DMA_MAX, true);
 	dma_unmap_single(dev, from_device, EDU_DMA_MAX, DMA_FROM_DEVICE);
-	edu->intact = ok && pattern_ok(in, EDU_DMA_MAX, EDU_SEED);
+	result->intact = ok && pattern_ok(in, EDU_DMA_MAX, EDU_SEED);
 }
 
 static void measure_dma(struct story_result *res)
@@ -131,17 +131,17 @@ static void measure_dma(struct story_result *res)
 	/* Above 4 GiB, or NULL: without such memory there is nothing to bounce. */
 	struct page *out = alloc_pages(DMA_ORDER, NODE_ANY, ALLOC_HIGH);
 	struct page *in = alloc_pages(DMA_ORDER, NODE_ANY, ALLOC_HIGH);
-	struct virtio_blk *vb = virtio_blk_get();
-	struct edu *e = edu_get();
+	struct virtio_blk *disk = virtio_blk_get();
+	struct edu *edu = edu_get();
 
 	res->high_memory = out && in;
 	if (res->high_memory) {
 		res->out_phys = page_to_phys(out);
 		res->in_phys = page_to_phys(in);
-		if (vb)
-			measure_blk(vb, page_address(out), page_address(in), &res->blk);
-		if (e)
-			measure_edu(e, page_address(out), page_address(in), &res->edu);
+		if (disk)
+			measure_blk(disk, page_address(out), page_address(in), &res->blk);
+		if (edu)
+			measure_edu(edu, page_address(out), page_address(in), &res->edu);
 	}
 	if (out)
 		free_pages(out, DMA_ORDER);
@@ -170,15 +170,15 @@ static void print_machine(void)
 	char cpus[64];
 
 	printk("The machine: %u CPUs in %u NUMA nodes\n", nr_cpus_online, numa.nr_nodes);
-	for (u32 n = 0; n < numa.nr_nodes; n++) {
-		const struct numa_node *node = &numa.nodes[n];
+	for (u32 id = 0; id < numa.nr_nodes; id++) {
+		const struct numa_node *node = &numa.nodes[id];
 		u64 low = 0, high = 0;
 		for (u32 i = 0; i < node->nmem; i++) {
 			u64 base = node->mem[i].base, end = node->mem[i].end;
 			low += base < DMA32_LIMIT ? MIN(end, DMA32_LIMIT) - base : 0;
 			high += end > DMA32_LIMIT ? end - MAX(base, DMA32_LIMIT) : 0;
 		}
-		printk("  node %u: cpus %-6s  below 4 GiB %5llu MiB  above 4 GiB %5llu MiB\n", n,
+		printk("  node %u: cpus %-6s  below 4 GiB %5llu MiB  above 4 GiB %5llu MiB\n", id,
 		       cpumask_format(&node->cpus, cpus, sizeof(cpus)), low >> 20, high >> 20);
 	}
 }
@@ -223,15 +223,16 @@ static const char *const verdict_text[] = {
 	[STORY_HITS_ENFILE] = "hits ENFILE: the 2005 bug",
 };
 
-static void print_storm_row(const struct storm_result *r, bool hog)
+static void print_storm_row(const struct storm_result *storm, bool hog)
 {
 	char enfile[16] = "-";
 
-	if (r->enfile_at >= 0)
-		snprintf(enfile, sizeof(enfile), "%lld", r->enfile_at);
-	printk("  %-8s  %-4s  %10llu  %9s  %13llu  %9llu  %4llu  %8llu\n", rcu_modes[r->mode].name,
-	       hog ? "yes" : "no", r->iterations, enfile, r->peak_nr_files, r->peak_qlen, r->gps,
-	       r->ms ? r->iterations / r->ms : r->iterations);
+	if (storm->enfile_at >= 0)
+		snprintf(enfile, sizeof(enfile), "%lld", storm->enfile_at);
+	printk("  %-8s  %-4s  %10llu  %9s  %13llu  %9llu  %4llu  %8llu\n",
+	       rcu_modes[storm->mode].name, hog ? "yes" : "no", storm->iterations, enfile,
+	       storm->peak_nr_files, storm->peak_qlen, storm->gps,
+	       storm->ms ? storm->iterations / storm->ms : storm->iterations);
 }
 
 static void print_storms(const struct story_result *res)
