@@ -59,6 +59,32 @@ static inline u32 smp_processor_id(void)
 	return this_cpu()->cpu;
 }
 
+#ifndef HOST_TEST
+/*
+ * Count this CPU's preempt_count up or down in one instruction on %gs, as
+ * Linux's this_cpu_inc() does. "this_cpu()->preempt_count++" would be two:
+ * load the pointer, then add through it; an interrupt between them may
+ * switch the thread to another CPU, and the add then lands on the old
+ * CPU's count, which stays raised for good (and ours never was).
+ */
+static inline void preempt_count_inc(void)
+{
+	__asm__ volatile("incl %%gs:%c0" : : "i"(offsetof(struct percpu, preempt_count)) : "memory");
+}
+
+/* Count down; true if the count reached zero. */
+static inline bool preempt_count_dec_and_test(void)
+{
+	bool zero;
+
+	__asm__ volatile("decl %%gs:%c1"
+			 : "=@ccz"(zero)
+			 : "i"(offsetof(struct percpu, preempt_count))
+			 : "memory");
+	return zero;
+}
+#endif
+
 /* Fill percpu[cpu] and point this CPU's GS base at it. */
 void percpu_init(u32 cpu, u32 apic_id, u32 node);
 

@@ -45,8 +45,8 @@ static inline void spin_lock_init(struct spinlock *l, const char *name)
 void spinlock_recursion(struct spinlock *l) __noreturn;
 
 #ifndef HOST_TEST
-static inline void lock_preempt_off(void) { this_cpu()->preempt_count++; }
-static inline void lock_preempt_on(void) { this_cpu()->preempt_count--; }
+static inline void lock_preempt_off(void) { preempt_count_inc(); }
+static inline void lock_preempt_on(void) { preempt_count_dec_and_test(); }
 static inline s32 lock_cpu(void) { return (s32)this_cpu()->cpu; }
 #else
 /* Host unit tests: one thread, no preemption to count. */

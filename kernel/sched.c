@@ -117,15 +117,27 @@ static void finish_switch(void)
 {
 	struct runqueue *rq = rq_of(smp_processor_id());
 	struct thread *prev = rq->prev, *move = rq->migrating;
+	/*
+	 * A dead prev with a joiner: wake the joiner first, let go of prev
+	 * after. The joiner frees prev once on_cpu is false (thread_join), and
+	 * may then return and exit itself; so neither may be touched after
+	 * on_cpu goes false. prev->joiner is read under the lock, after prev
+	 * stored THREAD_DEAD (thread_exit), which pairs with thread_join()'s
+	 * store of joiner before its look at the state.
+	 */
+	struct thread *joiner = prev->state == THREAD_DEAD ? prev->joiner : NULL;
 
-	prev->on_cpu = false;
+	if (!joiner)
+		__atomic_store_n(&prev->on_cpu, false, __ATOMIC_RELEASE);
 	rq->migrating = NULL;
 	spin_unlock(&rq->lock);
 	/* prev has left this CPU for good: now it may run elsewhere. */
 	if (move)
 		enqueue_on(pick_cpu(&move->affinity), move);
-	if (prev->state == THREAD_DEAD && prev->joiner)
-		wake_up_thread(prev->joiner);
+	if (joiner) {
+		wake_up_thread(joiner);
+		__atomic_store_n(&prev->on_cpu, false, __ATOMIC_RELEASE);
+	}
 }
 
 void schedule(void)
@@ -319,15 +331,13 @@ void thread_set_affinity(struct thread *t, const struct cpumask *mask)
 
 void preempt_disable(void)
 {
-	this_cpu()->preempt_count++;
-	__asm__ volatile("" ::: "memory");
+	preempt_count_inc();            /* one instruction: see percpu.h */
 }
 
 void preempt_enable(void)
 {
-	__asm__ volatile("" ::: "memory");
-	struct percpu *pc = this_cpu();
-	if (--pc->preempt_count == 0 && pc->need_resched && (read_rflags() & RFLAGS_IF))
+	if (preempt_count_dec_and_test() && this_cpu()->need_resched &&
+	    (read_rflags() & RFLAGS_IF))
 		schedule();
 }
 
