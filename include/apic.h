@@ -42,6 +42,7 @@ void apic_init_ap(void);
 
 u32 apic_read_id(void);         /* this CPU's APIC ID */
 void apic_eoi(void);            /* end of interrupt: last thing of every APIC-delivered handler */
+bool apic_in_service(u8 vector);        /* the vector's ISR bit: delivered, not yet ended */
 
 void apic_send_ipi(u32 apic_id, u8 vector);
 void apic_send_nmi(u32 apic_id);
@@ -95,6 +96,7 @@ void ioapic_mask_gsi(u32 gsi);
 #define LAPIC_TPR         0x080  /* task priority: 0 accepts every vector */
 #define LAPIC_EOI         0x0b0
 #define LAPIC_SVR         0x0f0  /* spurious vector; bit 8 enables the APIC */
+#define LAPIC_ISR         0x100  /* in service: 8 registers of 32 bits, 0x10 apart */
 #define LAPIC_ESR         0x280  /* error status */
 #define LAPIC_LVT_CMCI    0x2f0  /* exists when the last LVT index >= 6 */
 #define LAPIC_ICR_LOW     0x300

@@ -105,6 +105,11 @@ void apic_eoi(void)
 	lapic_write(LAPIC_EOI, 0);      /* x2APIC: anything but 0 is a #GP */
 }
 
+bool apic_in_service(u8 vector)
+{
+	return apic_ready() && (lapic_read(LAPIC_ISR + 0x10 * (vector / 32)) >> (vector % 32)) & 1;
+}
+
 /* The SDM asks for a write before each read; in x2APIC mode only 0 may be written. */
 u32 apic_error_status(void)
 {

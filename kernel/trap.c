@@ -22,6 +22,7 @@
  */
 #include "trap.h"
 #include "spinlock.h"
+#include "apic.h"
 #include "cpu.h"
 #include "panic.h"
 #include "percpu.h"
@@ -196,6 +197,14 @@ void trap_dispatch(struct trap_frame *f)
 			warned_vector[v] = true;
 			pr_warn("trap: unexpected interrupt on vector %u; ignored\n", v);
 		}
+		/*
+		 * End it if the local APIC delivered it (a software "int n" is
+		 * not in service, nor the spurious vector): unended, it would
+		 * block every vector of its priority class and below on this
+		 * CPU, the tick among them, for good.
+		 */
+		if (apic_in_service((u8)v))
+			apic_eoi();
 		return;
 	}
 	this_cpu()->irq_depth++;

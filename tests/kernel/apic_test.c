@@ -18,6 +18,7 @@
 #include "apic.h"
 #include "ktest.h"
 #include "percpu.h"
+#include "sched.h"
 #include "time.h"
 #include "trap.h"
 #include "x86.h"
@@ -197,6 +198,29 @@ static void isa_irq0_arrives_through_its_override(struct ktest *t)
 		  r.level ? "level" : "edge");
 }
 
+/*
+ * A vector nobody handles still gets its end of interrupt: left in
+ * service, it would block every vector of its priority class and below on
+ * this CPU for good, the tick (0x40, below every device vector) among them.
+ */
+static void unexpected_vector_does_not_stop_the_tick(struct ktest *t)
+{
+	REQUIRE_APIC(t);
+	int vec = trap_alloc_vector(count_arrival);
+	ASSERT_GE(t, vec, VEC_DEVICE_FIRST);
+	trap_set_handler((unsigned)vec, NULL);          /* routed to nobody again */
+	preempt_disable();                              /* this CPU's ticks, this CPU's APIC */
+	apic_send_ipi(apic_read_id(), (u8)vec);
+	udelay(1000);
+	bool in_service = apic_in_service((u8)vec);
+	u64 ticks = this_cpu()->ticks;
+	udelay(50000);
+	u64 ticked = this_cpu()->ticks - ticks;
+	preempt_enable();
+	EXPECT_FALSE(t, in_service);
+	EXPECT_GE(t, ticked, 2);
+}
+
 static void no_apic_errors(struct ktest *t)
 {
 	REQUIRE_APIC(t);
@@ -212,6 +236,7 @@ static const struct ktest_case apic_cases[] = {
 	KTEST(no_ioapic_pin_points_at_an_exception),
 	KTEST(self_ipi_arrives),
 	KTEST(isa_irq0_arrives_through_its_override),
+	KTEST(unexpected_vector_does_not_stop_the_tick),
 	KTEST(no_apic_errors),
 	{},
 };
