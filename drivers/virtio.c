@@ -165,8 +165,9 @@ bool virtio_setup_queue(struct virtio_dev *vd, struct virtq *vq, u16 index, u16 
 		size = ARRAY_SIZE(vq->token);
 	u64 desc_bytes = 16UL * size, avail_bytes = 6 + 2UL * size, used_bytes = 6 + 8UL * size;
 	u64 avail_off = desc_bytes, used_off = ALIGN_UP(avail_off + avail_bytes, 4);
-	*vq = (struct virtq){ .index = index, .size = size, .mem_size = used_off + used_bytes };
-	spin_lock_init(&vq->lock, "virtqueue");
+	struct spinlock lock = vq->lock;        /* the caller's: set up once, held across a reset */
+	*vq = (struct virtq){ .lock = lock, .index = index, .size = size,
+			      .mem_size = used_off + used_bytes };
 	dma_addr_t base;
 	u8 *mem = dma_alloc_coherent(dev, vq->mem_size, &base);
 	if (!mem)

@@ -95,6 +95,7 @@ static bool probe(void)
 		return false;
 	if (!virtio_pci_probe(&vb->vd, d))
 		return false;
+	spin_lock_init(&vb->vq.lock, "virtqueue");
 	vb->hdr = dma_alloc_coherent(&d->dma, SLOTS_BYTES, &vb->hdr_dma);
 	if (!vb->hdr)
 		return false;
@@ -251,7 +252,15 @@ int virtio_blk_flush(struct virtio_blk *vb)
 
 bool virtio_blk_reset(struct virtio_blk *vb)
 {
+	/*
+	 * Under the queue's lock: an interrupt handler still running on
+	 * another CPU (it holds the lock) finishes before the ring goes, and
+	 * one that comes later finds the new, empty ring.
+	 */
+	u64 flags = spin_lock_irqsave(&vb->vq.lock);
 	virtio_reset(&vb->vd);
 	virtio_free_queue(&vb->vd, &vb->vq);
-	return setup(vb);
+	bool ok = setup(vb);
+	spin_unlock_irqrestore(&vb->vq.lock, flags);
+	return ok;
 }

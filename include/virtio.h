@@ -46,7 +46,7 @@ struct virtq_used_elem {
 } __attribute__((packed));
 
 struct virtq {
-	struct spinlock lock;
+	struct spinlock lock;   /* the driver initialises it once; setup and reset leave it */
 	u16 index, size;
 	volatile struct virtq_desc *desc;
 	volatile u16 *avail;            /* flags, idx, ring[size] */
