@@ -59,6 +59,15 @@ static void edu_interrupt(struct trap_frame *f)
 	apic_eoi();
 }
 
+static const char *probe_failure;      /* why a device that is there is not used */
+
+static bool unusable(const char *why)
+{
+	probe_failure = why;
+	pr_warn("edu: %s: %s; not used\n", edu.pci->name, why);
+	return false;
+}
+
 static bool probe(void)
 {
 	struct pci_dev *d = pci_find(0x1234, 0x11e8, 0);
@@ -69,17 +78,13 @@ static bool probe(void)
 	edu.vector = -1;
 	edu.mmio = pci_map_bar(d, 0);
 	if (!edu.mmio)
-		return false;
+		return unusable("BAR 0 cannot be mapped");
 	u32 id = edu_read32(&edu, EDU_IDENT);
-	if ((id & 0xff) != 0xed) {
-		pr_warn("edu: %s: identification 0x%08x is not 0xRRrr00ed; not used\n", d->name, id);
-		return false;
-	}
+	if ((id & 0xff) != 0xed)
+		return unusable("its identification register is not 0xRRrr00ed");
 	edu_write32(&edu, EDU_LIVENESS, 0x12345678);
-	if (edu_read32(&edu, EDU_LIVENESS) != ~0x12345678u) {
-		pr_warn("edu: %s: liveness check failed; not used\n", d->name);
-		return false;
-	}
+	if (edu_read32(&edu, EDU_LIVENESS) != ~0x12345678u)
+		return unusable("the liveness check failed");
 	int v = trap_alloc_vector(edu_interrupt);
 	pci_enable(d, v >= 0);
 	if (v >= 0 && pci_enable_msi(d, (u8)v, smp_processor_id()))
@@ -87,6 +92,12 @@ static bool probe(void)
 	pr_info("edu: %s version %u.%u, DMA buffer at 0x%x, %s\n", d->name, id >> 24,
 		(id >> 16) & 0xff, EDU_BUFFER, edu.vector >= 0 ? "MSI" : "polling");
 	return true;
+}
+
+const char *edu_probe_failure(void)
+{
+	edu_get();
+	return probe_failure;
 }
 
 struct edu *edu_get(void)

@@ -86,6 +86,15 @@ static bool setup(struct virtio_blk *vb)
 	return true;
 }
 
+static const char *probe_failure;      /* why a device that is there is not used */
+
+static bool unusable(const struct pci_dev *d, const char *why)
+{
+	probe_failure = why;
+	pr_err("virtio-blk: %s: %s; not used\n", d->name, why);
+	return false;
+}
+
 static bool probe(void)
 {
 	struct pci_dev *d = pci_find(0x1af4, 0x1042, 0);
@@ -94,23 +103,29 @@ static bool probe(void)
 	if (!d)
 		return false;
 	if (!virtio_pci_probe(&vb->vd, d))
-		return false;
+		return unusable(d, "the virtio PCI transport did not come up");
 	spin_lock_init(&vb->vq.lock, "virtqueue");
 	vb->hdr = dma_alloc_coherent(&d->dma, SLOTS_BYTES, &vb->hdr_dma);
 	if (!vb->hdr)
-		return false;
+		return unusable(d, "no memory for the request headers below its mask");
 	vb->status = (u8 *)(vb->hdr + QUEUE_MAX);
 	vb->status_dma = vb->hdr_dma + QUEUE_MAX * sizeof(struct blk_header);
 	int v = trap_alloc_vector(virtio_blk_interrupt);
 	if (v >= 0 && pci_enable_msix(d, 0, (u8)v, smp_processor_id()))
 		vb->vd.vector = v;
 	if (!setup(vb))
-		return false;
+		return unusable(d, "feature negotiation or queue setup failed");
 	pr_info("virtio-blk: %s: %llu sectors (%llu MiB), queue of %u, %s%s, DMA mask 0x%llx\n",
 		d->name, vb->capacity, (vb->capacity * VIRTIO_BLK_SECTOR >> 20), vb->vq.size,
 		vb->vd.vector >= 0 ? "MSI-X" : "polling", vb->read_only ? ", read-only" : "",
 		d->dma.dma_mask);
 	return true;
+}
+
+const char *virtio_blk_probe_failure(void)
+{
+	virtio_blk_get();
+	return probe_failure;
 }
 
 struct virtio_blk *virtio_blk_get(void)

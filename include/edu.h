@@ -34,6 +34,9 @@ struct edu {
 /* The first edu device, probed (identification, liveness) and with MSI on; NULL if none. */
 struct edu *edu_get(void);
 
+/* Why the edu device this machine has is not usable; NULL if it is, or if there is none. */
+const char *edu_probe_failure(void);
+
 u32 edu_read32(struct edu *e, u32 reg);
 void edu_write32(struct edu *e, u32 reg, u32 v);
 

@@ -71,11 +71,22 @@ bool ktest_check_str(struct ktest *t, bool ok, const char *file, int line,
 /* Print a "# case: ..." diagnostic line under the running case. */
 void ktest_log(struct ktest *t, const char *fmt, ...) __printf(2, 3);
 
-/* Mark the case skipped (an ok result with "# SKIP reason"); returns. */
+/*
+ * A skip says "what this case needs is not on this machine" and returns.
+ * It never hides a failure: a case that already failed stays failed.
+ */
+void ktest_skip(struct ktest *t, const char *reason);
 #define KTEST_SKIP(t, reason)                                                   \
 	do {                                                                    \
-		(t)->status = KTEST_SKIP;                                       \
-		(t)->skip_reason = (reason);                                    \
+		ktest_skip(t, reason);                                          \
+		return;                                                         \
+	} while (0)
+
+/* Fail the case with a message (what went wrong, in words) and return. */
+void ktest_fail(struct ktest *t, const char *file, int line, const char *fmt, ...) __printf(4, 5);
+#define KTEST_FAIL(t, ...)                                                      \
+	do {                                                                    \
+		ktest_fail(t, __FILE__, __LINE__, __VA_ARGS__);                 \
 		return;                                                         \
 	} while (0)
 
@@ -121,11 +132,36 @@ void ktest_log(struct ktest *t, const char *fmt, ...) __printf(2, 3);
 #define ASSERT_STREQ(t, a, b) KTEST_STR_(t, true, a, b)
 
 /*
- * Run the suites that selection names: "all" (every suite not marked
- * manual) or a comma-separated list of suite names. Prints KTAP. Returns
- * the number of failed cases plus unknown suite names (0 = all passed).
+ * A kernel may check that each suite gives back what it took (swiotlb
+ * slots, files, RCU callbacks, slab objects, pages): before() runs ahead of
+ * a suite's first case; after() runs as one more case of the suite,
+ * leaks_nothing, and fails it for whatever was not given back. The host
+ * has none.
+ */
+struct ktest_leak_check {
+	void (*before)(void);
+	void (*after)(struct ktest *t);
+};
+void ktest_set_leak_check(const struct ktest_leak_check *check);
+extern const struct ktest_leak_check ktest_leaks;      /* the kernel's: kernel/ktest_leaks.c */
+
+/*
+ * Run what selection picks: "all" (every suite not marked manual), or
+ * words separated by commas, each "suite" or "suite.case" with * and ?
+ * globs in either part (a manual suite runs only when named exactly).
+ * Prints KTAP. Returns the number of failed cases plus the words that
+ * picked nothing (0 = all passed).
  */
 int ktest_run(const char *selection);
+
+/* Print "suite.case" for every case selection picks; returns how many. */
+int ktest_list(const char *selection);
+
+/* Does selection pick case case_name of suite s? */
+bool ktest_selects(const char *selection, const struct ktest_suite *s, const char *case_name);
+
+/* Does name match pattern[0..len), where * is any run and ? any one character? */
+bool ktest_glob(const char *pattern, size_t len, const char *name);
 
 /* Run one case on a scratch struct ktest, quietly; for testing the framework. */
 enum ktest_status ktest_run_quiet(void (*fn)(struct ktest *t));

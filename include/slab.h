@@ -46,11 +46,16 @@ struct kmem_cache {
 void slab_init(void);
 
 struct kmem_cache *kmem_cache_create(const char *name, size_t size, size_t align, unsigned flags);
+/* Give back a cache with no object in use; false (said) if some still are. */
+bool kmem_cache_destroy(struct kmem_cache *cache);
 void *kmem_cache_alloc(struct kmem_cache *cache, unsigned alloc_flags);  /* ALLOC_* */
 void kmem_cache_free(struct kmem_cache *cache, void *obj);
 
 void *kmalloc(size_t size, unsigned alloc_flags);
 void kfree(const void *p);
+
+/* Up to max caches into out[], oldest first; returns how many there are in all. */
+u32 slab_caches(struct kmem_cache **out, u32 max);
 
 /* Print one line per cache: name, object size, in use, slabs. */
 void slab_print(void);

@@ -44,6 +44,9 @@ struct virtio_blk;
 /* The first virtio-blk device, set up; NULL (said) if none is usable. */
 struct virtio_blk *virtio_blk_get(void);
 
+/* Why the virtio-blk device this machine has is not usable; NULL if it is, or if there is none. */
+const char *virtio_blk_probe_failure(void);
+
 u64 virtio_blk_capacity(struct virtio_blk *vb);         /* in 512-byte sectors */
 u16 virtio_blk_queue_size(struct virtio_blk *vb);
 bool virtio_blk_has_irq(struct virtio_blk *vb);        /* MSI-X, and not polling */

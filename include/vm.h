@@ -126,6 +126,14 @@ void vm_set_pt_allocator(u64 (*alloc)(void));
 u64 vm_alloc_stack(u64 size, int node);
 void vm_free_stack(u64 top);
 
+/*
+ * Pages of node the vm has taken from the page allocator and keeps: stacks
+ * (a freed stack stays mapped for the next thread, since nothing could shoot
+ * down its TLB entries) and page-table pages. The test runner's leak check
+ * counts them with the free pages.
+ */
+u64 vm_pages_kept(int node);
+
 /* Bytes of RAM the direct map covers, and the page-table pages in use. */
 extern u64 vm_direct_mapped;
 extern u32 vm_pt_pages_used;

@@ -17,8 +17,15 @@
  *   ...
  *   # Totals: pass:.. fail:.. skip:.. total:..
  *
- * A suite passes when none of its cases failed (skips are fine). A name in
- * the selection that matches no suite is reported as a failed suite, so a
+ * A selection is "all" (every suite not marked manual) or words separated
+ * by commas, each "suite" or "suite.case", where either part may be a glob
+ * with * and ?: "rcu", "rcu*", "rcu.reader_*", "*.leaks_nothing". A suite
+ * named exactly runs even if it is manual; a glob picks the others only.
+ * Suites run in the order they are linked, each once, with the cases the
+ * selection picks.
+ *
+ * A suite passes when none of its cases failed (skips are fine). A word of
+ * the selection that picks nothing is reported as a failed suite, so a
  * typo in test= cannot silently run nothing.
  */
 #include "ktest.h"
@@ -89,6 +96,28 @@ bool ktest_check_str(struct ktest *t, bool ok, const char *file, int line,
 	return false;
 }
 
+void ktest_skip(struct ktest *t, const char *reason)
+{
+	if (t->status == KTEST_FAIL) {
+		ktest_log(t, "skipped after a failure (%s): the case stays failed", reason);
+		return;
+	}
+	t->status = KTEST_SKIP;
+	t->skip_reason = reason;
+}
+
+void ktest_fail(struct ktest *t, const char *file, int line, const char *fmt, ...)
+{
+	char why[200];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+	fail_header(t, file, line);
+	ktest_log(t, "  %s", why);
+}
+
 enum ktest_status ktest_run_quiet(void (*fn)(struct ktest *t))
 {
 	struct ktest t = { .name = "scratch", .status = KTEST_PASS, .quiet = true };
@@ -97,44 +126,144 @@ enum ktest_status ktest_run_quiet(void (*fn)(struct ktest *t))
 	return t.status;
 }
 
-static int count_cases(const struct ktest_suite *s)
+static const struct ktest_leak_check *leak_check;
+
+void ktest_set_leak_check(const struct ktest_leak_check *check)
+{
+	leak_check = check;
+}
+
+/* The leak check, as the suite's last case. */
+static void leaks_nothing(struct ktest *t)
+{
+	leak_check->after(t);
+}
+
+/* --- which suites and cases a selection names ---------------------------------- */
+
+static bool has_glob(const char *p, size_t len)
+{
+	for (size_t i = 0; i < len; i++)
+		if (p[i] == '*' || p[i] == '?')
+			return true;
+	return false;
+}
+
+bool ktest_glob(const char *pattern, size_t len, const char *name)
+{
+	if (!len)
+		return !*name;
+	if (*pattern == '*') {
+		for (const char *s = name;; s++) {
+			if (ktest_glob(pattern + 1, len - 1, s))
+				return true;
+			if (!*s)
+				return false;
+		}
+	}
+	if (!*name || (*pattern != '?' && *pattern != *name))
+		return false;
+	return ktest_glob(pattern + 1, len - 1, name + 1);
+}
+
+/* One word of a selection: "suite" or "suite.case", either part a glob. */
+struct entry {
+	const char *suite, *cases;
+	size_t suite_len, cases_len;    /* cases_len 0: every case */
+	bool all;                       /* the word "all" */
+};
+
+static struct entry parse_entry(const char *word, size_t len)
+{
+	struct entry e = { .suite = word, .suite_len = len };
+
+	for (size_t i = 0; i < len; i++) {
+		if (word[i] == '.') {
+			e.suite_len = i;
+			e.cases = word + i + 1;
+			e.cases_len = len - i - 1;
+			break;
+		}
+	}
+	e.all = len == 3 && !strncmp(word, "all", 3);
+	return e;
+}
+
+/* A named suite runs even when manual; "all" and globs pick the others only. */
+static bool entry_picks_suite(const struct entry *e, const struct ktest_suite *s)
+{
+	if (e->all)
+		return !s->manual;
+	if (!has_glob(e->suite, e->suite_len))
+		return strlen(s->name) == e->suite_len && !strncmp(s->name, e->suite, e->suite_len);
+	return !s->manual && ktest_glob(e->suite, e->suite_len, s->name);
+}
+
+bool ktest_selects(const char *selection, const struct ktest_suite *s, const char *case_name)
+{
+	const char *cursor = selection, *word;
+	size_t len;
+
+	while (list_next(&cursor, &word, &len)) {
+		struct entry e = parse_entry(word, len);
+		if (entry_picks_suite(&e, s) &&
+		    (!e.cases_len || ktest_glob(e.cases, e.cases_len, case_name)))
+			return true;
+	}
+	return false;
+}
+
+static int count_selected(const char *selection, const struct ktest_suite *s)
 {
 	int n = 0;
 
-	while (s->cases[n].run)
-		n++;
+	for (int i = 0; s->cases[i].run; i++)
+		n += ktest_selects(selection, s, s->cases[i].name);
 	return n;
 }
 
-/* Run one suite as subtest number `index`; add its cases to *tot. */
-static void run_suite(const struct ktest_suite *s, int index, struct totals *tot)
+/* --- running ------------------------------------------------------------------ */
+
+/* Run one case as number `number`; print its result, count it in *st. */
+static void run_case(const struct ktest_case *c, int number, struct totals *st)
 {
+	struct ktest t = { .name = c->name, .status = KTEST_PASS };
+
+	c->run(&t);
+	switch (t.status) {
+	case KTEST_PASS:
+		st->pass++;
+		printk("    ok %d %s\n", number, t.name);
+		break;
+	case KTEST_SKIP:
+		st->skip++;
+		printk("    ok %d %s # SKIP %s\n", number, t.name, t.skip_reason ? t.skip_reason : "");
+		break;
+	case KTEST_FAIL:
+		st->fail++;
+		printk("    not ok %d %s\n", number, t.name);
+		break;
+	}
+}
+
+/* Run the selected cases of one suite as subtest number `index`; add them to *tot. */
+static void run_suite(const struct ktest_suite *s, const char *selection, int index,
+		      struct totals *tot)
+{
+	static const struct ktest_case leak_case = KTEST(leaks_nothing);
 	struct totals st = { 0, 0, 0 };
-	int n = count_cases(s);
+	int n = count_selected(selection, s) + (leak_check ? 1 : 0), number = 0;
 
 	printk("    KTAP version 1\n");
 	printk("    # Subtest: %s\n", s->name);
 	printk("    1..%d\n", n);
-	for (int i = 0; i < n; i++) {
-		struct ktest t = { .name = s->cases[i].name, .status = KTEST_PASS };
-
-		s->cases[i].run(&t);
-		switch (t.status) {
-		case KTEST_PASS:
-			st.pass++;
-			printk("    ok %d %s\n", i + 1, t.name);
-			break;
-		case KTEST_SKIP:
-			st.skip++;
-			printk("    ok %d %s # SKIP %s\n", i + 1, t.name,
-			       t.skip_reason ? t.skip_reason : "");
-			break;
-		case KTEST_FAIL:
-			st.fail++;
-			printk("    not ok %d %s\n", i + 1, t.name);
-			break;
-		}
-	}
+	if (leak_check)
+		leak_check->before();
+	for (int i = 0; s->cases[i].run; i++)
+		if (ktest_selects(selection, s, s->cases[i].name))
+			run_case(&s->cases[i], ++number, &st);
+	if (leak_check)
+		run_case(&leak_case, ++number, &st);
 	printk("# %s: pass:%d fail:%d skip:%d total:%d\n", s->name, st.pass, st.fail, st.skip, n);
 	printk("%s %d %s\n", st.fail ? "not ok" : "ok", index, s->name);
 	tot->pass += st.pass;
@@ -142,61 +271,63 @@ static void run_suite(const struct ktest_suite *s, int index, struct totals *tot
 	tot->skip += st.skip;
 }
 
-static const struct ktest_suite *find_suite(const char *name, size_t len)
-{
+#define FOR_EACH_SUITE(s) \
 	for (const struct ktest_suite *const *s = __start_ktest_suites; s < __stop_ktest_suites; s++)
-		if (strlen((*s)->name) == len && !strncmp((*s)->name, name, len))
-			return *s;
-	return NULL;
+
+/*
+ * Words of the selection that select nothing: an unknown name, a glob or a
+ * case pattern that matches nothing. Each is one failed suite in the
+ * report, so a typo in test= cannot silently run nothing.
+ */
+static bool word_selects_nothing(const char *word, size_t len)
+{
+	struct entry e = parse_entry(word, len);
+
+	FOR_EACH_SUITE(s)
+		if (entry_picks_suite(&e, *s))
+			for (int i = 0; (*s)->cases[i].run; i++)
+				if (!e.cases_len || ktest_glob(e.cases, e.cases_len, (*s)->cases[i].name))
+					return false;
+	return true;
 }
 
-struct run_state {
-	int index;              /* KTAP number of the last suite started */
-	int unknown;            /* names in the selection that match no suite */
-	struct totals tot;
-};
-
-/* Run the suite called name[0..len), or report that there is none. */
-static void run_named(const char *name, size_t len, struct run_state *rs)
+int ktest_list(const char *selection)
 {
-	const struct ktest_suite *s = find_suite(name, len);
+	int n = 0;
 
-	rs->index++;
-	if (!s) {
-		printk("# no test suite named '%.*s'\n", (int)len, name);
-		printk("not ok %d %.*s\n", rs->index, (int)len, name);
-		rs->unknown++;
-		return;
-	}
-	run_suite(s, rs->index, &rs->tot);
+	FOR_EACH_SUITE(s)
+		for (int i = 0; (*s)->cases[i].run; i++)
+			if (ktest_selects(selection, *s, (*s)->cases[i].name)) {
+				printk("%s.%s\n", (*s)->name, (*s)->cases[i].name);
+				n++;
+			}
+	return n;
 }
 
 int ktest_run(const char *selection)
 {
-	struct run_state rs = { 0, 0, { 0, 0, 0 } };
-	bool all = !strcmp(selection, "all");
-	const char *cursor, *name;
+	struct totals tot = { 0, 0, 0 };
+	const char *cursor, *word;
 	size_t len;
-	int nsuites = 0;
+	int nsuites = 0, index = 0, unknown = 0;
 
-	if (all) {
-		for (const struct ktest_suite *const *s = __start_ktest_suites; s < __stop_ktest_suites; s++)
-			nsuites += !(*s)->manual;
-	} else {
-		for (cursor = selection; list_next(&cursor, &name, &len);)
-			nsuites++;
-	}
+	FOR_EACH_SUITE(s)
+		nsuites += count_selected(selection, *s) > 0;
+	for (cursor = selection; list_next(&cursor, &word, &len);)
+		nsuites += word_selects_nothing(word, len);
 	printk("KTAP version 1\n");
 	printk("1..%d\n", nsuites);
-	if (all) {
-		for (const struct ktest_suite *const *s = __start_ktest_suites; s < __stop_ktest_suites; s++)
-			if (!(*s)->manual)
-				run_suite(*s, ++rs.index, &rs.tot);
-	} else {
-		for (cursor = selection; list_next(&cursor, &name, &len);)
-			run_named(name, len, &rs);
+	FOR_EACH_SUITE(s)
+		if (count_selected(selection, *s))
+			run_suite(*s, selection, ++index, &tot);
+	for (cursor = selection; list_next(&cursor, &word, &len);) {
+		if (!word_selects_nothing(word, len))
+			continue;
+		printk("# no test suite or case matches '%.*s'\n", (int)len, word);
+		printk("not ok %d %.*s\n", ++index, (int)len, word);
+		unknown++;
 	}
-	printk("# Totals: pass:%d fail:%d skip:%d total:%d\n", rs.tot.pass, rs.tot.fail,
-	       rs.tot.skip, rs.tot.pass + rs.tot.fail + rs.tot.skip);
-	return rs.tot.fail + rs.unknown;
+	printk("# Totals: pass:%d fail:%d skip:%d total:%d\n", tot.pass, tot.fail,
+	       tot.skip, tot.pass + tot.fail + tot.skip);
+	return tot.fail + unknown;
 }

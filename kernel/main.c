@@ -197,6 +197,7 @@ void kernel_main(u64 magic, u64 info_phys)
 	print_facts();
 
 	int failures = 0;
+	ktest_set_leak_check(&ktest_leaks);     /* for test= and the shell's test command */
 	if (strcmp(test_selection, "none")) {
 		failures = ktest_run(test_selection);
 		pr_info("testbed: tests done, %d failed\n", failures);

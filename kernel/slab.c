@@ -292,6 +292,38 @@ struct kmem_cache *kmem_cache_create(const char *name, size_t size, size_t align
 	return c;
 }
 
+bool kmem_cache_destroy(struct kmem_cache *c)
+{
+	u64 irq;
+
+	if (!c)
+		return true;
+	irq = spin_lock_irqsave(&c->lock);
+	u64 inuse = c->inuse;
+	spin_unlock_irqrestore(&c->lock, irq);
+	if (inuse) {
+		pr_err("slab: cannot destroy %s: %llu objects still in use\n", c->name, inuse);
+		return false;
+	}
+	irq = spin_lock_irqsave(&all_caches_lock);
+	list_del(&c->caches);
+	spin_unlock_irqrestore(&all_caches_lock, irq);
+	kmem_cache_free(&kmem_cache_cache, c);  /* no slab is left: the last free returned it */
+	return true;
+}
+
+u32 slab_caches(struct kmem_cache **out, u32 max)
+{
+	u64 irq = spin_lock_irqsave(&all_caches_lock);
+	u32 n = 0;
+
+	for (struct list_head *l = all_caches.next; l != &all_caches; l = l->next, n++)
+		if (n < max)
+			out[n] = container_of(l, struct kmem_cache, caches);
+	spin_unlock_irqrestore(&all_caches_lock, irq);
+	return n;
+}
+
 void *kmem_cache_alloc(struct kmem_cache *c, unsigned alloc_flags)
 {
 	void *obj = NULL;

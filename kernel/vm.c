@@ -61,6 +61,20 @@ static unsigned level_index(u64 va, int level)
 }
 
 static u64 (*pt_allocator)(void);     /* after boot: the page allocator */
+static u64 pages_kept[MAX_NODES];       /* per node: stacks and page tables (vm_pages_kept) */
+
+static void count_kept(u64 pa, s64 pages)
+{
+	struct page *p = phys_to_page(pa);
+
+	if (p)
+		__atomic_add_fetch(&pages_kept[p->node], (u64)pages, __ATOMIC_RELAXED);
+}
+
+u64 vm_pages_kept(int node)
+{
+	return node >= 0 && node < MAX_NODES ? __atomic_load_n(&pages_kept[node], __ATOMIC_RELAXED) : 0;
+}
 
 void vm_set_pt_allocator(u64 (*alloc)(void))
 {
@@ -72,8 +86,12 @@ static u64 pt_alloc(void)
 {
 	static bool warned;
 
-	if (pt_allocator)
-		return pt_allocator();
+	if (pt_allocator) {
+		u64 pa = pt_allocator();
+		if (pa)
+			count_kept(pa, 1);
+		return pa;
+	}
 
 	if (vm_pt_pages_used == EARLY_PT_PAGES) {
 		if (!warned)
@@ -386,6 +404,7 @@ static bool map_fresh_stack(u64 top, u64 pages, int node)
 			free_pages(p, 0);
 			return false;
 		}
+		count_kept(page_to_phys(p), 1);
 	}
 	return true;
 }

@@ -39,10 +39,15 @@ Subcommands
              [--usb] [--debug]
       Interactive boot (make run / make debug): serial on this terminal.
   run.py test [--host BINARY]... [--matrix FILE] [--only NAME,...]
-              [--accel A] [--jobs N]
+              [--filter GLOB] [--json FILE] [--repeat N] [--timeout S]
+              [--list] [--accel A] [--jobs N]
       Run the host binaries and the matrix boots (--only picks boots by
       name or glob; --host binaries always run); the last line printed is
-      "N passed, N failed[, N skipped]".
+      "N passed, N failed[, N skipped]". In kunit_tool's manner: --filter
+      picks suites or cases (test=, see filter_args), --json writes one
+      record per case, --repeat reruns everything and reports the cases
+      whose outcome varied, --timeout replaces every boot's, --list prints
+      the boots and exits.
 
 Environment: QEMU (the QEMU binary), QEMU_DISPLAY (display for `run`),
 GDB (debugger command for `run --debug`).
@@ -52,6 +57,7 @@ import argparse
 import concurrent.futures
 import dataclasses
 import fnmatch
+import json
 import os
 import re
 import shlex
@@ -140,6 +146,7 @@ class Case:
     status: str         # 'ok', 'skip', 'fail', or 'crash' (no result line)
     reason: str = ''    # skip reason, or why a crash case is a failure
     output: list = dataclasses.field(default_factory=list)
+    line: int = None    # index of its result line in the report's lines
 
     @property
     def id(self):
@@ -183,6 +190,8 @@ class Verdict:
     elapsed: float = 0.0
     summary: str = ''   # the reason on the one-line FAIL
     failures: list = dataclasses.field(default_factory=list)
+    report: object = None       # the Ktap it was judged from
+    times: list = None          # per report line: its timestamp (s), or None
 
 
 # --------------------------------------------------------------------------
@@ -374,6 +383,23 @@ def kernel_lines(log_text):
     return strip_prefix(lines, prefix), start
 
 
+TIMESTAMP = re.compile(r'\[\s*(\d+\.\d+)\]')
+
+
+def report_times(log_text):
+    """The timestamp (seconds) of each line of the KTAP report, from its
+    header on (index 0), None where a line has none; [] without a report."""
+    lines = clean_log(log_text)
+    start, prefix = find_prefix(lines)
+    if start is None:
+        return []
+    times = []
+    for line in lines[start:]:
+        match = TIMESTAMP.match(line[:len(prefix)]) if prefix else None
+        times.append(float(match.group(1)) if match else None)
+    return times
+
+
 # --------------------------------------------------------------------------
 # KTAP parsing (pure).
 
@@ -491,7 +517,7 @@ def parse_ktap(lines):
     report = Ktap(found=True)
     suite = None        # the suite whose block is open
     pending = []        # lines since the last result
-    for line in lines:
+    for index, line in enumerate(lines):
         level, kind, data = classify(line)
         if kind == 'other' or level >= 2:
             pending.append(line)
@@ -505,6 +531,7 @@ def parse_ktap(lines):
                 suite.plan = data
             elif kind == 'result':
                 add_case(suite, data, pending + [line])
+                suite.cases[-1].line = index
                 pending = []
             elif kind == 'diag':
                 pending.append(line)
@@ -608,6 +635,14 @@ def tail(lines, count=TAIL):
     return lines[-count:]
 
 
+FAILED_CHECK = re.compile(r'^\s*# \S+: EXPECTATION FAILED at ')
+
+
+def failed_checks(case):
+    """Lines of a case's output that report a failed check."""
+    return [line for line in case.output if FAILED_CHECK.match(line)]
+
+
 def judge_cases(name, report, outcome, exit_words, sections, extra=(),
                 whole='boot'):
     """Count every KTAP case of a boot or binary that should pass.
@@ -621,6 +656,13 @@ def judge_cases(name, report, outcome, exit_words, sections, extra=(),
     blamed = False      # a crash case takes the blame for an abnormal end
     for case in all_cases(report):
         verdict.cases += 1
+        if case.status in ('ok', 'skip') and failed_checks(case):
+            # A check failed, yet the case says ok: never trust the "ok".
+            verdict.failed += 1
+            verdict.failures.append(Failure(
+                case.id, [f'reported {case.status}, but a check failed'],
+                own_output(case.output, sections)))
+            continue
         if case.status == 'ok':
             verdict.passed += 1
         elif case.status == 'skip':
@@ -717,8 +759,10 @@ def judge_boot(boot, topo, rc, log_text, qemu_text='', log_name='log'):
     missing = [f'missing expected line: "{line}"'
                for line in missing_lines(lines, topo.expect)]
     if boot.kind == 'pass':
-        return judge_cases(boot.name, report, outcome, words, sections,
-                           missing)
+        verdict = judge_cases(boot.name, report, outcome, words, sections,
+                              missing)
+        verdict.report, verdict.times = report, report_times(log_text)
+        return verdict
     if boot.kind == 'panic':
         reasons = judge_expected_panic(boot.target, lines, rc, words)
     else:
@@ -774,6 +818,7 @@ def judge_host(name, rc, stdout, stderr, timeout=HOST_TIMEOUT):
     verdict = judge_cases(name, report, outcome, words,
                           [(f'stdout (last {TAIL} lines)', tail(lines)),
                            ('stderr', errors)], whole='binary')
+    verdict.report = report
     for failure in verdict.failures:
         if ('stderr', errors) not in failure.sections:
             failure.sections.append(('stderr', errors))
@@ -782,6 +827,108 @@ def judge_host(name, rc, stdout, stderr, timeout=HOST_TIMEOUT):
 
 # --------------------------------------------------------------------------
 # QEMU command lines.
+
+# --------------------------------------------------------------------------
+# What --json writes, --filter selects and --repeat compares (pure).
+
+def case_records(verdict):
+    """One record per test of a judged boot or binary, for --json.
+
+    A case's duration is the time since the previous result line (the
+    report's header for the first), from the kernel's timestamps; None for
+    a host binary, which has none. A failure of the run as a whole, or of a
+    panic: or fail: boot, is a record of its own with no suite.
+    """
+    failures = {f.title: f for f in verdict.failures}
+    times = verdict.times or []
+    records, previous = [], times[0] if times else None
+    for case in all_cases(verdict.report) if verdict.report else []:
+        end = times[case.line + 1] if case.line is not None and \
+            case.line + 1 < len(times) else None
+        duration = round(end - previous, 6) if None not in (end, previous) \
+            else None
+        previous = end if end is not None else previous
+        failure = failures.pop(case.id, None)
+        status = 'fail' if failure else \
+            {'ok': 'pass', 'skip': 'skip'}.get(case.status, 'fail')
+        reason = '; '.join(failure.reasons) if failure else case.reason
+        records.append({'boot': verdict.name, 'suite': case.suite,
+                        'case': case.name, 'status': status,
+                        'reason': reason, 'duration': duration})
+    for failure in failures.values():
+        records.append({'boot': verdict.name, 'suite': None,
+                        'case': failure.title, 'status': 'fail',
+                        'reason': '; '.join(failure.reasons),
+                        'duration': None})
+    if not records:     # a panic: or fail: boot that went as expected
+        records.append({'boot': verdict.name, 'suite': None,
+                        'case': verdict.name, 'status': 'pass', 'reason': '',
+                        'duration': round(verdict.elapsed, 3)})
+    return records
+
+
+def filter_selection(selection, glob):
+    """The test= value of a boot under --filter GLOB, or None if nothing is left.
+
+    GLOB is "suite" or "suite.case", either part a glob, as the kernel's
+    test= takes it. "all" becomes GLOB; a suite named in the selection stays
+    if its name matches GLOB's suite part, with GLOB's case part added.
+    """
+    suite_glob, _, case_glob = glob.partition('.')
+    words = []
+    for word in filter(None, selection.split(',')):
+        if word == 'all':
+            words.append(glob)
+            continue
+        suite, _, case = word.partition('.')
+        if fnmatch.fnmatchcase(suite, suite_glob):
+            case = case_glob or case
+            words.append(suite + ('.' + case if case else ''))
+    return ','.join(dict.fromkeys(words)) or None
+
+
+def filter_boots(boots, glob):
+    """Apply --filter to the matrix: boots left, with their test= narrowed.
+
+    A panic: or fail: boot is kept as it is when its selection still picks
+    something (its expectation names what must happen), else dropped.
+    """
+    kept = []
+    for boot in boots:
+        words = boot.args.split()
+        tests = [w for w in words if w.startswith('test=')]
+        if not tests:
+            continue
+        narrowed = filter_selection(tests[-1][5:], glob)
+        if narrowed is None:
+            continue
+        if boot.kind == 'pass':
+            words = [w for w in words if not w.startswith('test=')]
+            boot = dataclasses.replace(boot, args=' '.join(
+                words + [f'test={narrowed}']))
+        kept.append(boot)
+    return kept
+
+
+def flaky_cases(runs):
+    """From the records of several runs: the tests whose outcome varied,
+    as lines "boot: suite.case: pass 2, fail 1"."""
+    seen = {}
+    for records in runs:
+        for r in records:
+            test = (r['boot'], f"{r['suite']}.{r['case']}" if r['suite']
+                    else r['case'])
+            seen.setdefault(test, []).append(r['status'])
+    lines = []
+    for (boot, test), statuses in sorted(seen.items()):
+        if len(set(statuses)) > 1 or len(statuses) < len(runs):
+            counts = ', '.join(f'{s} {statuses.count(s)}'
+                               for s in sorted(set(statuses)))
+            missing = len(runs) - len(statuses)
+            counts += f', absent {missing}' if missing else ''
+            lines.append(f'{boot}: {test}: {counts}')
+    return lines
+
 
 def find_qemu():
     binary = os.environ.get('QEMU', 'qemu-system-x86_64')
@@ -935,11 +1082,13 @@ def run_boot(boot, topo, qemu, accel):
     return verdict
 
 
-def run_host(path):
-    """Run one host test binary and judge it; its output goes to the logs."""
+def run_host(path, selection=None):
+    """Run one host test binary and judge it; its output goes to the logs.
+    selection, if given, is passed as its argument (the suites to run)."""
     started = time.monotonic()
     try:
-        done = subprocess.run([os.path.abspath(os.path.join(ROOT, path))],
+        done = subprocess.run([os.path.abspath(os.path.join(ROOT, path))]
+                              + ([selection] if selection else []),
                               cwd=ROOT, stdin=subprocess.DEVNULL,
                               capture_output=True, timeout=HOST_TIMEOUT)
         rc, out, err = done.returncode, done.stdout, done.stderr
@@ -1008,50 +1157,54 @@ def select_boots(boots, only):
             if any(fnmatch.fnmatchcase(b.name, p) for p in patterns)]
 
 
-def cmd_test(options):
-    """run.py test: host binaries and matrix boots, then the summary."""
-    matrix = options.matrix
-    require_file(matrix, 'the test matrix')
-    boots = select_boots(parse_matrix(read_text(matrix), matrix),
-                         options.only)
-    topologies = {name: load_topology(name)
-                  for name in sorted({b.topology for b in boots})}
-    hosts = options.host or []
+def list_boots(boots, hosts):
+    """--list: what would run, one line each."""
     for path in hosts:
-        require_file(path, 'host test binary; build it first')
-    qemu = None
-    if boots:
-        qemu = find_qemu()
-        require_file(ISO, 'build it first: make')
-        require_accel(options.accel)
-        if any(b.firmware == 'uefi' for b in boots):
-            find_ovmf()
-    os.makedirs(os.path.join(ROOT, LOG_DIR), exist_ok=True)
+        print(f'host {path}')
+    for b in boots:
+        expect = b.kind + (f':{b.target}' if b.target else '') + \
+            (' +usb' if b.usb else '') + (' +alone' if b.alone else '')
+        print(f'boot {b.name}: {b.topology} {b.firmware} {b.timeout:g} s '
+              f'{expect} {b.args}')
 
+
+def run_everything(boots, hosts, topologies, qemu, options):
+    """One pass over the host binaries and the boots: {name: Verdict}."""
     jobs = max(1, options.jobs or os.cpu_count() or 1)
     verdicts = {}
+    total, started = len(boots) + len(hosts), 0
     shared = [b for b in boots if not b.alone]
     alone = [b for b in boots if b.alone]
+
+    def start(fn, *args):
+        nonlocal started
+        started += 1
+        return pool.submit(fn, *args)
+
     # Boots marked +alone come last, one at a time, with nothing else on
     # the host: their outcome depends on every virtual CPU getting time.
     for group, workers in ((shared, jobs), *(([b], 1) for b in alone)):
         with concurrent.futures.ThreadPoolExecutor(max_workers=workers) as pool:
             futures = {}
             if group is shared:
-                futures = {pool.submit(run_host, path): path for path in hosts}
+                futures = {start(run_host, path, options.filter): path
+                           for path in hosts}
             for boot in group:
-                futures[pool.submit(run_boot, boot, topologies[boot.topology],
-                                    qemu, options.accel)] = boot.name
-            try:
-                for future in concurrent.futures.as_completed(futures):
-                    verdict = future.result()
-                    verdicts[futures[future]] = verdict
-                    print(status_line(verdict), flush=True)
-            except KeyboardInterrupt:
-                pool.shutdown(wait=False, cancel_futures=True)
-                print('interrupted', file=sys.stderr)
-                return 130
+                futures[start(run_boot, boot, topologies[boot.topology],
+                              qemu, options.accel)] = boot.name
+            for future in concurrent.futures.as_completed(futures):
+                verdict = future.result()
+                verdicts[futures[future]] = verdict
+                print(f'{status_line(verdict)} [{len(verdicts)}/{total}]',
+                      flush=True)
+            running = [b.name for b in alone if b.name not in verdicts]
+            if running and group is shared:
+                print(f'.... now alone: {", ".join(running)}', flush=True)
+    return verdicts
 
+
+def report(boots, hosts, verdicts):
+    """The failures in full, then the totals line; returns the exit code."""
     ordered = [verdicts[p] for p in hosts] + [verdicts[b.name] for b in boots]
     blocks = [failure_block(v, f) for v in ordered for f in v.failures]
     for block in blocks:
@@ -1065,6 +1218,70 @@ def cmd_test(options):
         print('no test ran')
     print(totals_line(ordered))
     return 0 if passed and not failed else 1
+
+
+def host_has(path, glob):
+    """Does the host binary have a case that glob picks? (Its --list.)"""
+    done = subprocess.run([os.path.abspath(os.path.join(ROOT, path)), '--list',
+                           glob], cwd=ROOT, capture_output=True, text=True,
+                          timeout=HOST_TIMEOUT)
+    return done.returncode == 0 and done.stdout.strip() != ''
+
+
+def cmd_test(options):
+    """run.py test: host binaries and matrix boots, then the summary."""
+    matrix = options.matrix
+    require_file(matrix, 'the test matrix')
+    boots = select_boots(parse_matrix(read_text(matrix), matrix),
+                         options.only)
+    if options.filter:
+        boots = filter_boots(boots, options.filter)
+    if options.timeout:
+        boots = [dataclasses.replace(b, timeout=options.timeout) for b in boots]
+    hosts = options.host or []
+    for path in hosts:
+        require_file(path, 'host test binary; build it first')
+    if options.filter:
+        hosts = [p for p in hosts if host_has(p, options.filter)]
+    if options.list:
+        list_boots(boots, hosts)
+        return 0
+    topologies = {name: load_topology(name)
+                  for name in sorted({b.topology for b in boots})}
+    qemu = None
+    if boots:
+        qemu = find_qemu()
+        require_file(ISO, 'build it first: make')
+        require_accel(options.accel)
+        if any(b.firmware == 'uefi' for b in boots):
+            find_ovmf()
+    os.makedirs(os.path.join(ROOT, LOG_DIR), exist_ok=True)
+
+    runs, every, rc = [], [], 0
+    try:
+        for attempt in range(options.repeat):
+            if options.repeat > 1:
+                print(f'==== run {attempt + 1} of {options.repeat}', flush=True)
+            verdicts = run_everything(boots, hosts, topologies, qemu, options)
+            rc = report(boots, hosts, verdicts) or rc
+            names = hosts + [b.name for b in boots]
+            every += [verdicts[name] for name in names]
+            runs.append([r for name in names for r in case_records(verdicts[name])])
+    except KeyboardInterrupt:
+        print('interrupted', file=sys.stderr)
+        return 130
+    if options.json:
+        with open(options.json, 'w') as f:
+            json.dump([dict(r, run=i + 1) for i, records in enumerate(runs)
+                       for r in records], f, indent=1)
+            f.write('\n')
+    if options.repeat > 1:
+        varied = flaky_cases(runs)
+        print(f'\nflaky: {len(varied)} tests varied over {options.repeat} runs')
+        for line in varied:
+            print(f'  {line}')
+        print(totals_line(every))
+    return rc
 
 
 def exit_status(rc):
@@ -1165,6 +1382,20 @@ def parse_arguments(argv):
     test.add_argument('--accel', choices=('tcg', 'kvm'), default='tcg')
     test.add_argument('--jobs', type=int, help='parallel boots '
                       '(default: the number of CPUs)')
+    test.add_argument('--filter', metavar='GLOB',
+                      help='suites or cases to run, "suite" or "suite.case" '
+                      'with * and ? (as kunit.py run --filter_glob); '
+                      'narrows each boot\'s test=, drops the boots it empties')
+    test.add_argument('--json', metavar='FILE',
+                      help='write one record per case: boot, suite, case, '
+                      'status, reason, duration, run')
+    test.add_argument('--repeat', type=int, default=1, metavar='N',
+                      help='run everything N times and list the tests whose '
+                      'outcome varied')
+    test.add_argument('--timeout', type=float, metavar='SECONDS',
+                      help="every boot's timeout (default: the matrix's)")
+    test.add_argument('--list', action='store_true',
+                      help='print the boots that would run, and exit')
     return parser.parse_args(argv)
 
 

@@ -5,6 +5,7 @@ parser and the verdicts, on small inline logs.  No QEMU is started.
 Run with: python3 tests/test_run.py
 """
 
+import json
 import os
 import sys
 import textwrap
@@ -47,6 +48,12 @@ SAMPLE = log('''
     [    0.500008] ok 2 trap
     [    0.500008] # Totals: pass:2 fail:1 skip:1 total:4
 ''')
+
+# SAMPLE with the failing case passing: its diagnostics gone, its result ok.
+SAMPLE_PASSING = '\n'.join(
+    line for line in SAMPLE.splitlines()
+    if 'EXPECTATION' not in line and 'expected:' not in line
+).replace('not ok 2', 'ok 2').replace('not ok 1 format', 'ok 1 format') + '\n'
 
 ALL_PASS = log('''
     [    0.500000] KTAP version 1
@@ -248,12 +255,18 @@ class PassVerdictTest(unittest.TestCase):
         self.assertIn('EXPECTATION FAILED', block)
 
     def test_skips_are_counted(self):
-        verdict = self.judge(SAMPLE.replace('not ok 2', 'ok 2')
-                             .replace('not ok 1 format', 'ok 1 format'), 1)
+        verdict = self.judge(SAMPLE_PASSING, 1)
         self.assertEqual((verdict.passed, verdict.failed, verdict.skipped),
                          (3, 0, 1))
         self.assertEqual(run.status_line(verdict),
                          'PASS b (4 cases, 1 skipped, 0.0 s)')
+
+    def test_an_ok_with_a_failed_check_is_a_failure(self):
+        for result in ('ok 2 width_padding', 'ok 2 width_padding # SKIP no fb'):
+            verdict = self.judge(SAMPLE.replace('not ok 2 width_padding', result)
+                                 .replace('not ok 1 format', 'ok 1 format'), 1)
+            self.assertEqual(titles(verdict)[0], 'format.width_padding')
+            self.assertIn('but a check failed', verdict.failures[0].reasons[0])
 
     def test_uefi_preamble(self):
         verdict = self.judge(UEFI_PREAMBLE + ALL_PASS.replace('\n', '\r\n'),
@@ -305,8 +318,7 @@ class PassVerdictTest(unittest.TestCase):
     def test_topology_expect_lines(self):
         topo = run.Topology(name='t', expect=[
             'numa: node 0 cpus 0-1 mem none', 'numa: 3 nodes'])
-        verdict = self.judge(SAMPLE.replace('not ok 2', 'ok 2')
-                             .replace('not ok 1', 'ok 1'), 1, topo)
+        verdict = self.judge(SAMPLE_PASSING, 1, topo)
         self.assertEqual(titles(verdict), ['boot'])
         self.assertEqual(verdict.failures[0].reasons,
                          ['missing expected line: "numa: 3 nodes"'])
@@ -522,6 +534,59 @@ class PlotTest(unittest.TestCase):
         self.assertEqual((b['mode'], b['cpus'], b['hog']), ('rc4', '2', 'none'))
         self.assertEqual(b['rows'], [[1000, 500, 0, 0, 500], [2000, 900, 0, 0, 899]])
         self.assertEqual(plot.max_files('VFS: file-max limit 123 reached'), 123)
+
+
+class KunitHabitsTest(unittest.TestCase):
+    """--filter, --json and --repeat, on inline data."""
+
+    def test_filter_narrows_each_selection(self):
+        f = run.filter_selection
+        self.assertEqual(f('all', 'rcu*'), 'rcu*')
+        self.assertEqual(f('dma,mm,edu', 'rcu*'), None)
+        self.assertEqual(f('rcu_claims', 'rcu*'), 'rcu_claims')
+        self.assertEqual(f('dma,rcu', 'rcu.late*'), 'rcu.late*')
+        self.assertEqual(f('boot,mm,vm', '*m'), 'mm,vm')
+
+    def test_filter_keeps_expectations_and_drops_empty_boots(self):
+        boots = run.parse_matrix(
+            'a single bios 1 pass test=all exit=on\n'
+            'b single bios 1 pass test=dma,mm\n'
+            'c single bios 1 fail:ktest_selftest.deliberate_failure '
+            'test=ktest_selftest\n')
+        kept = run.filter_boots(boots, 'm*')
+        self.assertEqual([(b.name, b.args) for b in kept],
+                         [('a', 'exit=on test=m*'), ('b', 'test=mm')])
+        kept = run.filter_boots(boots, 'ktest_selftest.passes')
+        self.assertEqual([(b.name, b.args) for b in kept],
+                         [('a', 'exit=on test=ktest_selftest.passes'),
+                          ('c', 'test=ktest_selftest')])
+
+    def test_json_records_one_per_case_with_durations(self):
+        verdict = run.judge_boot(boot('pass'), SINGLE, 3, SAMPLE)
+        records = run.case_records(verdict)
+        self.assertEqual([(r['suite'], r['case'], r['status']) for r in records],
+                         [('format', 'plain_string', 'pass'),
+                          ('format', 'width_padding', 'fail'),
+                          ('format', 'pointer_format', 'skip'),
+                          ('trap', 'page_fault_read', 'pass')])
+        self.assertEqual(records[2]['reason'], 'no framebuffer')
+        self.assertEqual([r['duration'] for r in records],
+                         [0.000002, 0.000002, 0.000001, 0.000002])
+        json.dumps(records)     # plain data
+
+    def test_json_record_for_a_boot_that_died(self):
+        verdict = run.judge_boot(boot('pass'), SINGLE, None, '')
+        records = run.case_records(verdict)
+        self.assertEqual([(r['suite'], r['case'], r['status']) for r in records],
+                         [(None, 'boot', 'fail')])
+
+    def test_flaky_cases_are_those_that_varied(self):
+        one = {'boot': 'b', 'suite': 's', 'case': 'c', 'status': 'pass'}
+        two = dict(one, case='d')
+        runs = [[one, two], [one, dict(two, status='fail')], [one, two]]
+        self.assertEqual(run.flaky_cases(runs), ['b: s.d: fail 1, pass 2'])
+        self.assertEqual(run.flaky_cases([[one], [one, two]]),
+                         ['b: s.d: pass 1, absent 1'])
 
 
 class ReportTest(unittest.TestCase):

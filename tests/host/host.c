@@ -160,13 +160,23 @@ static void map_host_phys(void)
 	host_phys_base = p;
 }
 
-int main(void)
+/*
+ * build/host/unit [SELECTION]: run the suites and cases SELECTION picks, as
+ * the kernel's test= (default all); build/host/unit --list [SELECTION]:
+ * print them as suite.case lines instead.
+ */
+int main(int argc, char **argv)
 {
+	bool list = argc > 1 && !strcmp(argv[1], "--list");
+	const char *selection = argc > 1 + list ? argv[1 + list] : "all";
+
 	/* Line by line, so a crash loses nothing of the report before it. */
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	map_host_phys();
 	host_log_clear();
-	return ktest_run("all") == 0 ? 0 : 1;
+	if (list)
+		return ktest_list(selection) ? 0 : 1;
+	return ktest_run(selection) == 0 ? 0 : 1;
 }
 
 /* A lock taken twice by the one host thread would spin forever: stop loudly. */

@@ -93,6 +93,29 @@ static void cache_structs_come_from_kmem_cache(struct ktest *t)
 	EXPECT_EQ(t, cache_of(a)->inuse, 9 + 2);        /* the kmalloc caches, a and b */
 }
 
+/* A cache with objects in use stays; an empty one goes, and its struct with it. */
+static void destroy_refuses_a_cache_in_use(struct ktest *t)
+{
+	struct kmem_cache *all[64];
+
+	boot(false);
+	struct kmem_cache *c = kmem_cache_create("short-lived", 100, 0, 0);
+	ASSERT_NE(t, c, NULL);
+	u32 caches = slab_caches(all, ARRAY_SIZE(all));
+	EXPECT_EQ(t, all[caches - 1], c);               /* newest last */
+	void *obj = kmem_cache_alloc(c, 0);
+	ASSERT_NE(t, obj, NULL);
+	EXPECT_FALSE(t, kmem_cache_destroy(c));
+	EXPECT_TRUE(t, host_log_has("slab: cannot destroy short-lived: 1 objects still in use"));
+	kmem_cache_free(c, obj);
+	struct kmem_cache *meta = cache_of(c);          /* kmem_cache, the cache of caches */
+	ASSERT_NE(t, meta, NULL);
+	u64 structs = meta->inuse;
+	EXPECT_TRUE(t, kmem_cache_destroy(c));
+	EXPECT_EQ(t, slab_caches(all, ARRAY_SIZE(all)), caches - 1);
+	EXPECT_EQ(t, meta->inuse, structs - 1);
+}
+
 static void create_rejects_bad_arguments(struct ktest *t)
 {
 	boot(false);
@@ -582,6 +605,7 @@ static void print_lists_every_cache(struct ktest *t)
 static const struct ktest_case slab_cases[] = {
 	KTEST(init_creates_kmalloc_caches),
 	KTEST(cache_structs_come_from_kmem_cache),
+	KTEST(destroy_refuses_a_cache_in_use),
 	KTEST(create_rejects_bad_arguments),
 	KTEST(order_and_layout_by_size),
 	KTEST(size_rounds_up_to_align_and_link_word),

@@ -55,13 +55,23 @@ static bool wait_arrivals(u32 want)
 
 /* --- registers ----------------------------------------------------------------- */
 
-static void lapic_id_is_madt_cpu0(struct ktest *t)
+/* Logical CPU numbers are MADT order: this CPU's APIC ID is its MADT entry's. */
+static void lapic_id_is_this_cpus_madt_entry(struct ktest *t)
 {
 	REQUIRE_APIC(t);
 	if (!acpi.has_madt)
 		KTEST_SKIP(t, "no MADT");
 	ASSERT_GT(t, acpi.madt.ncpus, 0);
-	EXPECT_EQ(t, apic_read_id(), acpi.madt.cpus[0].apic_id);
+	preempt_disable();              /* the test thread may run on any CPU */
+	u32 id = apic_read_id(), cpu = smp_processor_id();
+	preempt_enable();
+	u32 entry = 0, enabled = 0;
+	for (; entry < acpi.madt.ncpus; entry++)        /* the cpu-th enabled entry */
+		if (acpi.madt.cpus[entry].enabled && enabled++ == cpu)
+			break;
+	ASSERT_LT(t, entry, acpi.madt.ncpus);
+	EXPECT_EQ(t, id, acpi.madt.cpus[entry].apic_id);
+	EXPECT_EQ(t, percpu[cpu].apic_id, id);
 }
 
 static void lapic_is_enabled_in_its_mode(struct ktest *t)
@@ -229,7 +239,7 @@ static void no_apic_errors(struct ktest *t)
 }
 
 static const struct ktest_case apic_cases[] = {
-	KTEST(lapic_id_is_madt_cpu0),
+	KTEST(lapic_id_is_this_cpus_madt_entry),
 	KTEST(lapic_is_enabled_in_its_mode),
 	KTEST(lints_follow_the_madt),
 	KTEST(ioapics_read_back_sane),

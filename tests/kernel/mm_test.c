@@ -191,6 +191,7 @@ static void poisoned_cache_catches_a_write_after_free(struct ktest *t)
 	EXPECT_EQ(t, c->poison_errors, before + 1);
 	kmem_cache_free(c, again);
 	kmem_cache_free(c, keep);
+	EXPECT_TRUE(t, kmem_cache_destroy(c));
 }
 
 static const struct ktest_case mm_cases[] = {

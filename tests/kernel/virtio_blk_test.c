@@ -18,10 +18,14 @@
 #include "virtio_blk.h"
 #include "vm.h"
 
+/* A machine without the disk skips; a disk the driver could not use fails. */
 #define NEED_BLK(t, vb)                                                                 \
 	struct virtio_blk *vb = virtio_blk_get();                                       \
+	if (!vb && virtio_blk_probe_failure())                                          \
+		KTEST_FAIL(t, "the virtio-blk device is there but unusable: %s",         \
+			   virtio_blk_probe_failure());                                  \
 	if (!vb)                                                                        \
-		KTEST_SKIP(t, "no usable virtio-blk (topology line \"disk:\")")
+		KTEST_SKIP(t, "no virtio-blk device (topology line \"disk:\")")
 
 #define CHUNK (16 * 1024)               /* bytes per request in these cases */
 
