@@ -90,4 +90,8 @@ u64 rcu_peak_qlen(void);                /* longest queue of any CPU since the la
 void rcu_reset_peak(void);
 u64 rcu_fqs_rounds(void);               /* force_quiescent_state() IPI rounds */
 
+/* For tests that stage a grace period: is a batch running, and does cpu still owe it? */
+bool rcu_batch_running(void);
+bool rcu_cpu_owes_batch(u32 cpu);
+
 #endif

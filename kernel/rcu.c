@@ -495,3 +495,18 @@ u64 rcu_fqs_rounds(void)
 {
 	return rcp.fqs_rounds;
 }
+
+bool rcu_batch_running(void)
+{
+	return __atomic_load_n(&rcp.cur, __ATOMIC_ACQUIRE) !=
+	       __atomic_load_n(&rcp.completed, __ATOMIC_ACQUIRE);
+}
+
+bool rcu_cpu_owes_batch(u32 cpu)
+{
+	u64 flags = spin_lock_irqsave(&rcp.lock);
+	bool owes = rcp.cur != rcp.completed && cpumask_test(&rcp.cpumask, cpu);
+
+	spin_unlock_irqrestore(&rcp.lock, flags);
+	return owes;
+}

@@ -144,7 +144,7 @@ static bool cmd_torture(int argc, char **argv)
 
 	if (argc > 2 || (argc == 2 && !number(argv[1], &ms)) || ms > 600000)
 		return false;
-	torture_run(ms, &r);
+	torture_run(ms, 0, &r);
 	return true;
 }
 

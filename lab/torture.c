@@ -1,5 +1,9 @@
 /*
  * torture.c - readers against a replacing writer (see torture.h).
+ *
+ * The objects come from a SLAB_POISON cache made for the run and destroyed
+ * after it, so a read of a freed object shows as poison, and a run leaves
+ * nothing behind. The noise callbacks free small kmalloc blocks.
  */
 #include "torture.h"
 #include "cmdline.h"
@@ -11,9 +15,11 @@
 #include "time.h"
 #include "x86.h"
 
-#define TORTURE_ALIVE        0x600dcafe
-#define RCU_TORTURE_PIPE_LEN 3          /* freed after two grace periods past removal */
-#define RETIRED_MAX          64
+#define TORTURE_ALIVE   0x600dcafe
+#define RETIRED_MAX     64
+#define NOISE_EVERY     16              /* a reader queues noise once in this many reads */
+#define YIELD_EVERY     64              /* ...and gives its CPU away once in this many */
+#define MAX_RUN_NS      (30UL * 1000 * 1000 * 1000)
 
 static u64 torture_seconds;
 PARAM_U64("torture", torture_seconds, 0, 86400);
@@ -29,23 +35,53 @@ static struct torture_obj *volatile current_obj;
 static volatile bool stopping;
 static struct torture_result result;
 
+static void count(u64 *counter)
+{
+	__atomic_fetch_add(counter, 1, __ATOMIC_RELAXED);
+}
+
+/* Hold the read side: a moment, or (now and then) across ticks. */
+static void hold(u64 read)
+{
+	if (read % TORTURE_LONG_EVERY) {
+		for (int i = 0; i < 50; i++)
+			cpu_relax();
+		return;
+	}
+	u64 until = this_cpu()->ticks + TORTURE_LONG_TICKS;     /* preemption is off */
+	while (this_cpu()->ticks < until && !__atomic_load_n(&stopping, __ATOMIC_ACQUIRE))
+		cpu_relax();
+	count(&result.long_reads);
+}
+
+static void noise_callback(struct rcu_head *head)
+{
+	kfree(head);
+}
+
 static void reader(void *arg)
 {
-	while (!__atomic_load_n(&stopping, __ATOMIC_ACQUIRE)) {
+	for (u64 read = 1; !__atomic_load_n(&stopping, __ATOMIC_ACQUIRE); read++) {
 		rcu_read_lock();
 		struct torture_obj *p = __atomic_load_n(&current_obj, __ATOMIC_ACQUIRE);
-		for (int i = 0; i < 50; i++)    /* hold the object a little */
-			cpu_relax();
+		hold(read);
 		u32 magic = __atomic_load_n(&p->magic, __ATOMIC_RELAXED);
 		u32 pipe = __atomic_load_n(&p->pipe, __ATOMIC_RELAXED);
 		rcu_read_unlock();
-		__atomic_fetch_add(&result.reads, 1, __ATOMIC_RELAXED);
+		count(&result.reads);
 		if (magic != TORTURE_ALIVE)
-			__atomic_fetch_add(&result.freed_seen, 1, __ATOMIC_RELAXED);
+			count(&result.freed_seen);
 		else
-			__atomic_fetch_add(&result.pipe[MIN(pipe, 3u)], 1, __ATOMIC_RELAXED);
+			count(&result.pipe[MIN(pipe, 3u)]);
+		if (read % NOISE_EVERY == 0) {
+			struct rcu_head *noise = kmalloc(sizeof(*noise), 0);
+			if (noise) {
+				call_rcu(noise, noise_callback);
+				count(&result.noise);
+			}
+		}
 		/* Now and then give the CPU away, so grace periods (and the writer) move on. */
-		if (result.reads % 256 == 0)
+		if (read % YIELD_EVERY == 0)
 			yield();
 		else
 			cond_resched();
@@ -57,13 +93,24 @@ static void free_callback(struct rcu_head *head)
 	kmem_cache_free(obj_cache, container_of(head, struct torture_obj, rcu));
 }
 
+struct writer_plan {
+	u64 end_ns, give_up_ns, min_gps;
+};
+
+static bool writer_done(const struct writer_plan *plan)
+{
+	u64 now = ktime_ns();
+
+	return now >= plan->give_up_ns || (now >= plan->end_ns && result.grace_periods >= plan->min_gps);
+}
+
 static void writer(void *arg)
 {
-	u64 end = ktime_ns() + *(u64 *)arg * 1000000;
+	const struct writer_plan *plan = arg;
 	struct torture_obj *retired[RETIRED_MAX];
 	u32 nretired = 0;
 
-	while (ktime_ns() < end) {
+	while (!writer_done(plan)) {
 		struct torture_obj *fresh = kmem_cache_alloc(obj_cache, 0);
 		if (!fresh)
 			break;
@@ -82,7 +129,7 @@ static void writer(void *arg)
 		/* One more grace period for every retired object; free the old enough. */
 		for (u32 i = 0; i < nretired;) {
 			u32 pipe = __atomic_add_fetch(&retired[i]->pipe, 1, __ATOMIC_RELEASE);
-			if (pipe >= RCU_TORTURE_PIPE_LEN) {
+			if (pipe >= TORTURE_PIPE_LEN) {
 				kmem_cache_free(obj_cache, retired[i]);
 				retired[i] = retired[--nretired];
 			} else {
@@ -96,20 +143,36 @@ static void writer(void *arg)
 		kmem_cache_free(obj_cache, retired[i]);
 }
 
-void torture_run(u64 ms, struct torture_result *r)
+static void print_result(const struct torture_result *r)
+{
+	printk("torture: reads=%llu writes=%llu gps=%llu pipe=%llu,%llu,%llu,%llu freed_seen=%llu "
+	       "errors=%llu leaked=%llu\n", r->reads, r->writes, r->grace_periods,
+	       r->pipe[0], r->pipe[1], r->pipe[2], r->pipe[3], r->freed_seen, r->errors,
+	       r->leaked);
+}
+
+void torture_run(u64 ms, u64 min_gps, struct torture_result *r)
 {
 	static struct thread *readers[MAX_CPUS];
+	u64 now = ktime_ns();
+	struct writer_plan plan = { .end_ns = now + ms * 1000000, .give_up_ns = now + MAX_RUN_NS,
+				    .min_gps = min_gps };
 
-	if (!obj_cache)
-		obj_cache = kmem_cache_create("torture", sizeof(struct torture_obj), 8, SLAB_POISON);
+	obj_cache = kmem_cache_create("torture", sizeof(struct torture_obj), 8, SLAB_POISON);
 	result = (struct torture_result){ 0 };
 	stopping = false;
-	current_obj = kmem_cache_alloc(obj_cache, 0);
+	current_obj = obj_cache ? kmem_cache_alloc(obj_cache, 0) : NULL;
+	if (!current_obj) {
+		pr_err("torture: no memory for the first object\n");
+		*r = (struct torture_result){ .errors = 1 };
+		kmem_cache_destroy(obj_cache);
+		return;
+	}
 	current_obj->magic = TORTURE_ALIVE;
 	current_obj->pipe = 0;
 	for (u32 cpu = 0; cpu < nr_cpus; cpu++)
 		readers[cpu] = percpu[cpu].online ? thread_create("torture-reader", reader, NULL, cpu) : NULL;
-	struct thread *w = thread_create("torture-writer", writer, &ms, SCHED_ANY_CPU);
+	struct thread *w = thread_create("torture-writer", writer, &plan, SCHED_ANY_CPU);
 	if (w)
 		thread_join(w);
 	else
@@ -119,12 +182,13 @@ void torture_run(u64 ms, struct torture_result *r)
 			thread_join(readers[cpu]);
 	kmem_cache_free(obj_cache, current_obj);
 	rcu_barrier();
-	result.errors = result.pipe[3] + result.freed_seen + obj_cache->poison_errors;
+	result.leaked = obj_cache->inuse;
+	result.errors = result.pipe[2] + result.pipe[3] + result.freed_seen + obj_cache->poison_errors;
+	if (!result.leaked)
+		kmem_cache_destroy(obj_cache);
+	obj_cache = NULL;
 	*r = result;
-	printk("torture: reads=%llu writes=%llu gps=%llu pipe=%llu,%llu,%llu,%llu freed_seen=%llu "
-	       "errors=%llu leaked=%llu\n", r->reads, r->writes, r->grace_periods,
-	       r->pipe[0], r->pipe[1], r->pipe[2], r->pipe[3], r->freed_seen, r->errors,
-	       obj_cache->inuse);
+	print_result(r);
 }
 
 void torture_boot(void)
@@ -132,5 +196,5 @@ void torture_boot(void)
 	struct torture_result r;
 
 	if (torture_seconds)
-		torture_run(torture_seconds * 1000, &r);
+		torture_run(torture_seconds * 1000, 0, &r);
 }

@@ -36,46 +36,204 @@ static void synchronize_rcu_returns_and_barrier_flushes(struct ktest *t)
 }
 
 /*
- * A reader inside rcu_read_lock() on another CPU holds the grace period:
- * a callback queued meanwhile must not run until the reader leaves.
+ * Readers held across ticks on another CPU, and a writer pinned elsewhere:
+ * the writer must not share the reader's CPU, or it could only run once the
+ * reader (preemption off) has left, and every check would pass trivially.
  */
 struct reader {
-	volatile bool inside, leave;
-	u32 ran_while_inside;
+	u32 cpu;                        /* where the reader runs */
+	u64 ticks;                      /* how long it holds the read side */
+	volatile bool go;               /* the writer says: begin */
+	volatile bool inside;
+	volatile bool callback_ran_inside;
+	volatile bool callback_ran;
+	struct rcu_head head;
 };
 
 static void long_reader(void *arg)
 {
 	struct reader *r = arg;
 
+	while (!r->go)
+		yield();
 	rcu_read_lock();
 	r->inside = true;
-	u64 until = this_cpu()->ticks + 50;     /* 50 ticks with preemption off */
-	while (this_cpu()->ticks < until && !r->leave)
+	u64 until = this_cpu()->ticks + r->ticks;       /* preemption is off */
+	while (this_cpu()->ticks < until)
 		cpu_relax();
-	r->ran_while_inside = __atomic_load_n(&ran, __ATOMIC_RELAXED);
+	r->inside = false;
 	rcu_read_unlock();
+}
+
+/* Records whether the reader was inside when the callback ran. */
+static void reader_callback(struct rcu_head *head)
+{
+	struct reader *r = container_of(head, struct reader, head);
+
+	if (r->inside)
+		r->callback_ran_inside = true;
+	r->callback_ran = true;
+}
+
+/* Run fn(arg) in a thread on cpu and wait for it. */
+static void run_on(u32 cpu, void (*fn)(void *), void *arg)
+{
+	struct thread *th = thread_create("rcu-test", fn, arg, cpu);
+
+	if (th)
+		thread_join(th);
+}
+
+/* The reader on the last CPU, the writer on the one below it; false if there are not two. */
+static bool two_cpus(u32 *writer, u32 *reader)
+{
+	*reader = nr_cpus - 1;
+	*writer = nr_cpus - 2;
+	return nr_cpus >= 2 && percpu[*reader].online && percpu[*writer].online;
+}
+
+static void wait_inside(struct reader *r)
+{
+	r->go = true;
+	while (!r->inside)
+		cpu_relax();
+}
+
+/* A callback queued while a reader is inside waits for it. */
+static void queue_while_reader_inside(void *arg)
+{
+	struct reader *r = arg;
+
+	wait_inside(r);
+	call_rcu(&r->head, reader_callback);
 }
 
 static void reader_holds_up_the_callback(struct ktest *t)
 {
 	static struct reader r;
-	static struct rcu_head head;
-	u32 cpu = nr_cpus - 1;
+	u32 writer, reader;
 
-	if (nr_cpus_online < 2)
+	if (!two_cpus(&writer, &reader))
 		KTEST_SKIP(t, "one CPU");
-	r = (struct reader){ 0 };
-	ran = 0;
-	struct thread *th = thread_create("reader", long_reader, &r, cpu);
+	r = (struct reader){ .cpu = reader, .ticks = 50 };
+	struct thread *th = thread_create("reader", long_reader, &r, reader);
 	ASSERT_TRUE(t, th != NULL);
-	while (!r.inside)
-		cond_resched();
-	call_rcu(&head, count_callback);
+	run_on(writer, queue_while_reader_inside, &r);
 	thread_join(th);
 	rcu_barrier();
-	EXPECT_EQ(t, r.ran_while_inside, 0);
-	EXPECT_EQ(t, ran, 1);
+	EXPECT_FALSE(t, r.callback_ran_inside);
+	EXPECT_TRUE(t, r.callback_ran);
+}
+
+/* synchronize_rcu() returns only once every reader older than the call has left. */
+struct sync_case {
+	struct reader *r;
+	bool inside_after;              /* the reader was still inside when synchronize_rcu() returned */
+};
+
+static void synchronize_while_reader_inside(void *arg)
+{
+	struct sync_case *c = arg;
+
+	wait_inside(c->r);
+	call_rcu(&c->r->head, reader_callback);
+	synchronize_rcu();
+	c->inside_after = c->r->inside;
+}
+
+static void synchronize_rcu_waits_for_an_older_reader(struct ktest *t)
+{
+	static struct reader r;
+	struct sync_case c = { .r = &r };
+	u32 writer, reader;
+
+	if (!two_cpus(&writer, &reader))
+		KTEST_SKIP(t, "one CPU");
+	r = (struct reader){ .cpu = reader, .ticks = 30 };
+	struct thread *th = thread_create("reader", long_reader, &r, reader);
+	ASSERT_TRUE(t, th != NULL);
+	run_on(writer, synchronize_while_reader_inside, &c);
+	thread_join(th);
+	rcu_barrier();
+	EXPECT_FALSE(t, c.inside_after);
+	EXPECT_FALSE(t, r.callback_ran_inside); /* queued before synchronize_rcu(), done by its end */
+	EXPECT_TRUE(t, r.callback_ran);
+}
+
+/*
+ * A callback queued while its CPU's list already waits for a grace period
+ * needs a whole grace period of its own: 2.6.16's batch = cur + 1. Staged:
+ * the writer's CPU queues h1 and holds h1's grace period open (preemption
+ * off: no quiescent state there); once every other CPU has reported for
+ * it, a reader that spans many ticks starts on the last CPU; the writer
+ * then queues h2 and lets its grace period end. h2 must not run while that
+ * reader, older than h2, is inside. A callback joining the grace period
+ * already running (batch = cur) runs right away, inside it.
+ */
+struct staged {
+	struct reader *r;
+	u32 writer;
+	struct rcu_head h1;
+	const char *failed;             /* the stage could not be set: why */
+};
+
+static void ignore_callback(struct rcu_head *head)
+{
+}
+
+/* Spin (preemption off) until cond or 5 s; false on timeout. */
+static bool spin_until(bool (*cond)(u32 writer), u32 writer)
+{
+	u64 deadline = ktime_ns() + 5000UL * 1000 * 1000;
+
+	while (!cond(writer))
+		if (ktime_ns() > deadline)
+			return false;
+	return true;
+}
+
+static bool others_reported(u32 writer)
+{
+	if (!rcu_batch_running() || !rcu_cpu_owes_batch(writer))
+		return false;
+	for (u32 cpu = 0; cpu < nr_cpus; cpu++)
+		if (cpu != writer && percpu[cpu].online && rcu_cpu_owes_batch(cpu))
+			return false;
+	return true;
+}
+
+static void hold_a_batch_open(void *arg)
+{
+	struct staged *s = arg;
+
+	preempt_disable();
+	call_rcu(&s->h1, ignore_callback);
+	if (!spin_until(others_reported, s->writer))
+		s->failed = "the other CPUs never reported for h1's grace period";
+	wait_inside(s->r);
+	call_rcu(&s->r->head, reader_callback);         /* h2 */
+	preempt_enable();                               /* h1's grace period may end now */
+}
+
+static void late_callback_waits_for_a_whole_grace_period(struct ktest *t)
+{
+	static struct reader r;
+	struct staged s = { .r = &r };
+	u32 reader;
+
+	if (!two_cpus(&s.writer, &reader))
+		KTEST_SKIP(t, "one CPU");
+	rcu_barrier();                  /* nothing else queued on the writer's CPU */
+	r = (struct reader){ .cpu = reader, .ticks = 30 };
+	struct thread *th = thread_create("reader", long_reader, &r, reader);
+	ASSERT_TRUE(t, th != NULL);
+	run_on(s.writer, hold_a_batch_open, &s);
+	thread_join(th);
+	rcu_barrier();
+	if (s.failed)
+		KTEST_FAIL(t, "%s", s.failed);
+	EXPECT_FALSE(t, r.callback_ran_inside);
+	EXPECT_TRUE(t, r.callback_ran);
 }
 
 static struct storm_result one_cpu_storm(enum rcu_mode mode, u64 n, bool early)
@@ -134,22 +292,33 @@ static void nothing_leaks(struct ktest *t)
 		EXPECT_EQ(t, rcu_qlen(cpu), 0);
 }
 
-/* rcutorture in short: no reader may see a grace period end under it. */
+/*
+ * rcutorture in short: no reader may see a grace period end under it, not
+ * even one tick early (long reads span ticks), with callbacks queued on
+ * every CPU. At least 6 grace periods, however slow the host (on 8 busy
+ * virtual CPUs sharing 2 host cores, a grace period takes 0.2-0.5 s).
+ */
 static void torture_finds_no_violation(struct ktest *t)
 {
 	struct torture_result r;
 
-	torture_run(400, &r);
+	torture_run(400, 6, &r);
 	EXPECT_EQ(t, r.errors, 0);
+	EXPECT_EQ(t, r.pipe[2], 0);
 	EXPECT_EQ(t, r.pipe[3], 0);
 	EXPECT_EQ(t, r.freed_seen, 0);
+	EXPECT_EQ(t, r.leaked, 0);
 	EXPECT_GT(t, r.reads, 1000);
-	EXPECT_GT(t, r.grace_periods, 1);
+	EXPECT_GT(t, r.long_reads, 0);
+	EXPECT_GT(t, r.noise, 0);
+	EXPECT_GE(t, r.grace_periods, 6);
 }
 
 static const struct ktest_case rcu_cases[] = {
 	KTEST(synchronize_rcu_returns_and_barrier_flushes),
 	KTEST(reader_holds_up_the_callback),
+	KTEST(synchronize_rcu_waits_for_an_older_reader),
+	KTEST(late_callback_waits_for_a_whole_grace_period),
 	KTEST(rc4_hits_enfile),
 	KTEST(early_count_avoids_enfile_but_queue_grows),
 	KTEST(nothing_leaks),
