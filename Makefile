@@ -7,6 +7,7 @@
 #   make bench        boot with bench=all and print the "bench:" lines
 #   make plot         boot the story with storm.trace=on; PNG plots in build/plots/
 #   make kernel-alone build/kernel-alone.elf: the kernel without lab/ and tests/
+#   make mutants      apply each bug of tests/mutants/, check a test kills it
 #   make deps         install the Debian packages the others need
 #
 # Variables: TOPO (tests/topologies/<name>.topo), FIRMWARE=bios|uefi,
@@ -75,7 +76,7 @@ HOST_CFLAGS  := -std=gnu11 -O1 -g -Wall -Wextra -Werror -Wno-unused-parameter \
 	-iquote include -fsanitize=address,undefined -fno-sanitize-recover=all \
 	-fno-omit-frame-pointer -DHOST_TEST
 
-.PHONY: all iso run debug bench plot test host-test deps plot-deps clean kernel-alone
+.PHONY: all iso run debug bench plot test host-test deps plot-deps clean kernel-alone mutants
 all: iso
 iso: $(B)/testbed.iso
 
@@ -162,6 +163,10 @@ test: $(B)/testbed.iso $(B)/host/unit $(B)/kernel-alone.elf | deps
 	$(PYTHON) scripts/docs_check.py
 	$(PYTHON) scripts/interface_check.py
 	$(PYTHON) tests/run.py test --accel $(ACCEL) --host $(B)/host/unit --matrix tests/matrix
+
+# Each mutant (tests/mutants/*.patch) is a plausible bug; a test must kill it.
+mutants: $(B)/testbed.iso $(B)/host/unit | deps
+	$(PYTHON) scripts/mutants.py
 
 # --- tools ------------------------------------------------------------------
 

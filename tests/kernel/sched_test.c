@@ -276,12 +276,72 @@ static void idle_cpus_pull_work(struct ktest *t)
 	EXPECT_GE(t, cpus, 2);
 }
 
+/*
+ * Three completions delivered back to back wake three sleeping waiters:
+ * none is lost when the count was already above zero (a wakeup only on the
+ * count's 0 -> 1 step would strand two of them).
+ */
+struct waiters {
+	struct completion done;
+	u32 woke;
+};
+
+static void completion_waiter(void *arg)
+{
+	struct waiters *w = arg;
+
+	wait_for_completion(&w->done);
+	__atomic_fetch_add(&w->woke, 1, __ATOMIC_RELEASE);
+}
+
+static u32 sleeping(struct waitqueue *wq)
+{
+	u64 flags = spin_lock_irqsave(&wq->lock);
+	u32 n = 0;
+
+	for (struct list_head *l = wq->waiters.next; l != &wq->waiters; l = l->next)
+		n++;
+	spin_unlock_irqrestore(&wq->lock, flags);
+	return n;
+}
+
+static void every_completion_wakes_a_waiter(struct ktest *t)
+{
+	static struct waiters w;
+	struct thread *th[3];
+	u32 woke;
+
+	completion_init(&w.done);
+	w.woke = 0;
+	for (u32 i = 0; i < ARRAY_SIZE(th); i++)
+		th[i] = thread_create("waiter", completion_waiter, &w, SCHED_ANY_CPU);
+	for (u32 tries = 0; sleeping(&w.done.wq) < ARRAY_SIZE(th) && tries < 2000; tries++)
+		msleep(1);
+	ASSERT_EQ(t, sleeping(&w.done.wq), ARRAY_SIZE(th));
+	u64 flags = irq_save();
+	for (u32 i = 0; i < ARRAY_SIZE(th); i++)
+		complete(&w.done);
+	irq_restore(flags);
+	for (u32 tries = 0; __atomic_load_n(&w.woke, __ATOMIC_ACQUIRE) < ARRAY_SIZE(th) &&
+	     tries < 2000; tries++)
+		msleep(1);
+	woke = __atomic_load_n(&w.woke, __ATOMIC_ACQUIRE);
+	while (__atomic_load_n(&w.woke, __ATOMIC_ACQUIRE) < ARRAY_SIZE(th)) {
+		wake_up_all(&w.done.wq);        /* free the stranded, so they can be joined */
+		msleep(1);
+	}
+	for (u32 i = 0; i < ARRAY_SIZE(th); i++)
+		thread_join(th[i]);
+	EXPECT_EQ(t, woke, ARRAY_SIZE(th));
+}
+
 static const struct ktest_case sched_cases[] = {
 	KTEST(threads_run_and_are_joined),
 	KTEST(every_online_cpu_runs_a_thread),
 	KTEST(cpu_bound_threads_share_a_cpu),
 	KTEST(cross_cpu_ping_pong_loses_nothing),
 	KTEST(mutex_guards_a_counter),
+	KTEST(every_completion_wakes_a_waiter),
 	KTEST(affinity_change_migrates_the_thread),
 	KTEST(idle_cpus_pull_work),
 	{},
