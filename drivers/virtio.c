@@ -4,11 +4,9 @@
  * layout (4.1.4), the common configuration structure (4.1.4.3), the
  * initialization order (3.1.1) and the split virtqueue (2.6).
  *
- * Invariants of a queue (under vq->lock):
- *   - free descriptors form a list from free_head through .next, num_free long;
- *   - a chain handed to the device is out of that list until
- *     virtqueue_get_used() takes it back;
- *   - avail_idx counts chains made available, last_used chains taken back.
+ * The rings themselves, and the invariants of a queue, are virtqueue.c's;
+ * this file finds the device's registers, negotiates, and tells the device
+ * where a queue's rings are.
  */
 #include "virtio.h"
 #include "errno.h"
@@ -161,13 +159,12 @@ bool virtio_setup_queue(struct virtio_dev *vd, struct virtq *vq, u16 index, u16 
 	}
 	if (size > max_size)
 		size = max_size;
-	if (size > ARRAY_SIZE(vq->token))
-		size = ARRAY_SIZE(vq->token);
-	u64 desc_bytes = 16UL * size, avail_bytes = 6 + 2UL * size, used_bytes = 6 + 8UL * size;
-	u64 avail_off = desc_bytes, used_off = ALIGN_UP(avail_off + avail_bytes, 4);
+	if (size > VIRTQ_MAX)
+		size = VIRTQ_MAX;
+	while (size & (size - 1))               /* a power of two, as virtio 1.0 has it */
+		size &= (u16)(size - 1);
 	struct spinlock lock = vq->lock;        /* the caller's: set up once, held across a reset */
-	*vq = (struct virtq){ .lock = lock, .index = index, .size = size,
-			      .mem_size = used_off + used_bytes };
+	*vq = (struct virtq){ .lock = lock, .index = index, .mem_size = virtq_mem_bytes(size) };
 	dma_addr_t base;
 	u8 *mem = dma_alloc_coherent(dev, vq->mem_size, &base);
 	if (!mem)
@@ -177,15 +174,10 @@ bool virtio_setup_queue(struct virtio_dev *vd, struct virtq *vq, u16 index, u16 
 		return false;
 	}
 	vq->mem = mem;
-	vq->desc = (volatile struct virtq_desc *)mem;
-	vq->avail = (volatile u16 *)(mem + avail_off);
-	vq->used = (volatile u16 *)(mem + used_off);
+	virtq_init(&vq->ring, mem, size);
 	vq->desc_dma = base;
-	vq->avail_dma = base + avail_off;
-	vq->used_dma = base + used_off;
-	for (u16 i = 0; i < size; i++)
-		vq->desc[i].next = (u16)(i + 1);
-	vq->num_free = size;
+	vq->avail_dma = base + virtq_avail_offset(size);
+	vq->used_dma = base + virtq_used_offset(size);
 	wr16(vd->common, COMMON_Q_SIZE, size);
 	wr64(vd->common, COMMON_Q_DESC, vq->desc_dma);
 	wr64(vd->common, COMMON_Q_AVAIL, vq->avail_dma);
@@ -221,64 +213,14 @@ void virtio_free_queue(struct virtio_dev *vd, struct virtq *vq)
 int virtqueue_add(struct virtio_dev *vd, struct virtq *vq, const struct virtq_buf *bufs, u32 n,
 		  void *token)
 {
-	if (!n || n > vq->size)
-		return -EINVAL;
 	for (u32 i = 0; i < n; i++)
 		if (!within(&vd->pci->dma, bufs[i].addr, bufs[i].len, "a buffer"))
 			return -ERANGE;
-	if (vq->num_free < n)
-		return -ENOSPC;
-	u16 head = vq->free_head, d = head;
-	for (u32 i = 0; i < n; i++) {
-		vq->desc[d].addr = bufs[i].addr;
-		vq->desc[d].len = bufs[i].len;
-		vq->desc[d].flags = (u16)((bufs[i].write ? VIRTQ_DESC_F_WRITE : 0) |
-					  (i + 1 < n ? VIRTQ_DESC_F_NEXT : 0));
-		d = vq->desc[d].next;
-	}
-	vq->free_head = d;
-	vq->num_free = (u16)(vq->num_free - n);
-	vq->token[head] = token;
-	vq->avail[2 + vq->avail_idx % vq->size] = head;
-	__atomic_thread_fence(__ATOMIC_RELEASE);        /* the ring entry before the index */
-	vq->avail_idx++;
-	vq->avail[1] = vq->avail_idx;
-	return 0;
+	return virtq_add(&vq->ring, bufs, n, token);
 }
 
 void virtqueue_kick(struct virtio_dev *vd, struct virtq *vq)
 {
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);        /* the index before the doorbell */
 	*vq->notify = vq->index;
-}
-
-void *virtqueue_get_used(struct virtq *vq, u32 *len)
-{
-	volatile u16 *used_idx = &vq->used[1];
-
-	if (vq->last_used == *used_idx)
-		return NULL;
-	__atomic_thread_fence(__ATOMIC_ACQUIRE);        /* the element after the index */
-	volatile struct virtq_used_elem *elems = (volatile struct virtq_used_elem *)(vq->used + 2);
-	struct virtq_used_elem e = { elems[vq->last_used % vq->size].id,
-				     elems[vq->last_used % vq->size].len };
-	vq->last_used++;
-	if (e.id >= vq->size) {
-		pr_err("virtio: the device used descriptor %u of %u; ignored\n", e.id, vq->size);
-		return NULL;
-	}
-	void *token = vq->token[e.id];
-	vq->token[e.id] = NULL;
-	/* Give the chain back to the free list. */
-	u16 d = (u16)e.id, n = 1;
-	while (vq->desc[d].flags & VIRTQ_DESC_F_NEXT) {
-		d = vq->desc[d].next;
-		n++;
-	}
-	vq->desc[d].next = vq->free_head;
-	vq->free_head = (u16)e.id;
-	vq->num_free = (u16)(vq->num_free + n);
-	if (len)
-		*len = e.len;
-	return token;
 }

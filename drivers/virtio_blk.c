@@ -51,7 +51,7 @@ static void complete_used(struct virtio_blk *vb)
 {
 	struct virtio_blk_req *req;
 
-	while ((req = virtqueue_get_used(&vb->vq, NULL))) {
+	while ((req = virtq_get_used(&vb->vq.ring, NULL))) {
 		u8 status = vb->status[req->slot];
 		req->result = status == 0 ? 0 : status == 2 ? -EINVAL : -EIO;
 		__atomic_store_n(&req->done, true, __ATOMIC_RELEASE);
@@ -80,7 +80,7 @@ static bool setup(struct virtio_blk *vb)
 	vb->can_flush = vd->features & (1UL << VIRTIO_BLK_F_FLUSH);
 	if (!virtio_setup_queue(vd, &vb->vq, 0, QUEUE_MAX))
 		return false;
-	vb->vq.avail[0] = vb->polling || vd->vector < 0 ? VIRTQ_AVAIL_F_NO_INTERRUPT : 0;
+	vb->vq.ring.avail[0] = vb->polling || vd->vector < 0 ? VIRTQ_AVAIL_F_NO_INTERRUPT : 0;
 	vb->capacity = *(volatile u32 *)vd->device_cfg | (u64)*(volatile u32 *)(vd->device_cfg + 4) << 32;
 	virtio_driver_ok(vd);
 	return true;
@@ -116,7 +116,7 @@ static bool probe(void)
 	if (!setup(vb))
 		return unusable(d, "feature negotiation or queue setup failed");
 	pr_info("virtio-blk: %s: %llu sectors (%llu MiB), queue of %u, %s%s, DMA mask 0x%llx\n",
-		d->name, vb->capacity, (vb->capacity * VIRTIO_BLK_SECTOR >> 20), vb->vq.size,
+		d->name, vb->capacity, (vb->capacity * VIRTIO_BLK_SECTOR >> 20), vb->vq.ring.size,
 		vb->vd.vector >= 0 ? "MSI-X" : "polling", vb->read_only ? ", read-only" : "",
 		d->dma.dma_mask);
 	return true;
@@ -138,7 +138,7 @@ struct virtio_blk *virtio_blk_get(void)
 }
 
 u64 virtio_blk_capacity(struct virtio_blk *vb) { return vb->capacity; }
-u16 virtio_blk_queue_size(struct virtio_blk *vb) { return vb->vq.size; }
+u16 virtio_blk_queue_size(struct virtio_blk *vb) { return vb->vq.ring.size; }
 bool virtio_blk_has_irq(struct virtio_blk *vb) { return vb->vd.vector >= 0 && !vb->polling; }
 
 void virtio_blk_set_polling(struct virtio_blk *vb, bool polling)
@@ -146,7 +146,7 @@ void virtio_blk_set_polling(struct virtio_blk *vb, bool polling)
 	u64 flags = spin_lock_irqsave(&vb->vq.lock);
 
 	vb->polling = polling;
-	vb->vq.avail[0] = polling ? VIRTQ_AVAIL_F_NO_INTERRUPT : 0;     /* a hint the device may ignore */
+	vb->vq.ring.avail[0] = polling ? VIRTQ_AVAIL_F_NO_INTERRUPT : 0;     /* a hint the device may ignore */
 	spin_unlock_irqrestore(&vb->vq.lock, flags);
 }
 struct device *virtio_blk_device(struct virtio_blk *vb) { return &vb->vd.pci->dma; }
@@ -187,7 +187,7 @@ int virtio_blk_submit(struct virtio_blk *vb, struct virtio_blk_req *req)
 	}
 
 	u64 flags = spin_lock_irqsave(&vb->vq.lock);
-	u16 slot = vb->vq.free_head;            /* the head the chain will start at */
+	u16 slot = vb->vq.ring.free_head;            /* the head the chain will start at */
 	struct virtq_buf bufs[3];
 	u32 n = 0;
 	bufs[n++] = (struct virtq_buf){ vb->hdr_dma + slot * sizeof(struct blk_header),
@@ -195,7 +195,7 @@ int virtio_blk_submit(struct virtio_blk *vb, struct virtio_blk_req *req)
 	if (has_data)
 		bufs[n++] = (struct virtq_buf){ req->data_dma, req->len, req->type == VIRTIO_BLK_T_IN };
 	bufs[n++] = (struct virtq_buf){ vb->status_dma + slot, 1, true };
-	int err = vb->vq.num_free >= n ? 0 : -ENOSPC;
+	int err = vb->vq.ring.num_free >= n ? 0 : -ENOSPC;
 	if (!err) {
 		vb->hdr[slot] = (struct blk_header){ .type = req->type, .sector = req->sector };
 		vb->status[slot] = 0xff;

@@ -25,41 +25,21 @@
 #include "dma.h"
 #include "pci.h"
 #include "spinlock.h"
+#include "virtqueue.h"
 #include "types.h"
 
 #define VIRTIO_F_VERSION_1      32
-#define VIRTQ_DESC_F_NEXT       1
-#define VIRTQ_DESC_F_WRITE      2
 #define VIRTIO_MSI_NO_VECTOR    0xffff
-#define VIRTQ_AVAIL_F_NO_INTERRUPT 1
 
-struct virtq_desc {
-	u64 addr;
-	u32 len;
-	u16 flags;
-	u16 next;
-} __attribute__((packed));
-
-struct virtq_used_elem {
-	u32 id;
-	u32 len;
-} __attribute__((packed));
-
+/* A queue as the transport sees it: where its rings live, its doorbell, its lock. */
 struct virtq {
 	struct spinlock lock;   /* the driver initialises it once; setup and reset leave it */
-	u16 index, size;
-	volatile struct virtq_desc *desc;
-	volatile u16 *avail;            /* flags, idx, ring[size] */
-	volatile u16 *used;             /* flags, idx, then elems */
+	u16 index;
+	struct virtq_ring ring; /* the rings and the driver's own record (virtqueue.h) */
 	dma_addr_t desc_dma, avail_dma, used_dma;
-	void *mem;                      /* the coherent allocation holding all three */
+	void *mem;                      /* the coherent allocation holding the rings */
 	u64 mem_size;
-	u16 free_head, num_free;
-	u16 last_used;
-	u16 avail_idx;
 	volatile u16 *notify;           /* this queue's doorbell */
-	void *token[256];               /* per head descriptor: the caller's request */
-	u32 used_len[256];
 };
 
 struct virtio_dev {
@@ -90,19 +70,11 @@ u8 virtio_status(struct virtio_dev *vd);
 /*
  * Queue a chain of n buffers (addresses already DMA-mapped; write: the
  * device writes it) under vq->lock, with token to get back from
- * virtqueue_get_used(). -ENOSPC if fewer than n descriptors are free,
- * -ERANGE (said) if an address is beyond the device's mask.
+ * virtq_get_used(&vq->ring, ...): virtq_add()'s results, and -ERANGE
+ * (said) if an address is beyond the device's mask.
  */
-struct virtq_buf {
-	dma_addr_t addr;
-	u32 len;
-	bool write;
-};
 int virtqueue_add(struct virtio_dev *vd, struct virtq *vq, const struct virtq_buf *bufs, u32 n,
 		  void *token);
 void virtqueue_kick(struct virtio_dev *vd, struct virtq *vq);
-
-/* The next used chain's token (freeing its descriptors), or NULL. vq->lock held. */
-void *virtqueue_get_used(struct virtq *vq, u32 *len);
 
 #endif
