@@ -8,6 +8,8 @@
 #   make plot         boot the story with storm.trace=on; PNG plots in build/plots/
 #   make kernel-alone build/kernel-alone.elf: the kernel without lab/ and tests/
 #   make mutants      apply each bug of tests/mutants/, check a test kills it
+#   make fuzz         run every libFuzzer target for FUZZ_SECONDS (default 60)
+#   make test-clang   build the kernel with clang (build/clang/) and boot it once
 #   make deps         install the Debian packages the others need
 #
 # Variables: TOPO (tests/topologies/<name>.topo), FIRMWARE=bios|uefi,
@@ -19,10 +21,20 @@ ACCEL    ?= tcg
 ARGS     ?=
 
 # Toolchain, as Linux does it: CROSS_COMPILE prefixes the binutils and gcc;
-# CC=clang replaces the compiler alone.
+# CC=clang replaces the compiler alone (told the target when cross). On a
+# host that is not x86-64 (an arm64 laptop), Debian's x86-64 cross tools
+# are the default: make deps installs them.
+HOST_ARCH ?= $(shell uname -m)
+ifeq ($(origin CROSS_COMPILE),undefined)
+ifneq ($(HOST_ARCH),x86_64)
+CROSS_COMPILE := x86_64-linux-gnu-
+endif
+endif
 ifeq ($(origin CC),default)
 CC := $(CROSS_COMPILE)gcc
 endif
+CLANG_TARGET := $(if $(findstring clang,$(CC)),$(if $(CROSS_COMPILE),\
+	--target=$(patsubst %-,%,$(notdir $(CROSS_COMPILE)))))
 LD      := $(CROSS_COMPILE)ld
 NM      := $(CROSS_COMPILE)nm
 OBJCOPY := $(CROSS_COMPILE)objcopy
@@ -49,7 +61,7 @@ CFLAGS := -std=gnu11 -O2 -g \
 	-fno-omit-frame-pointer -mno-omit-leaf-frame-pointer \
 	-fno-asynchronous-unwind-tables \
 	-Wall -Wextra -Werror -Wno-unused-parameter \
-	-iquote include -MMD -MP -DTESTBED_VERSION='"$(VERSION)"'
+	-iquote include -MMD -MP -DTESTBED_VERSION='"$(VERSION)"' $(CLANG_TARGET)
 NASMFLAGS := -f elf64 -g -F dwarf -Werror
 LDFLAGS := -nostdlib -static -z max-page-size=0x1000 -z noexecstack \
 	$(shell $(LD) --help 2>/dev/null | grep -q no-warn-rwx-segments && echo --no-warn-rwx-segments)
@@ -70,13 +82,14 @@ $(LAB_OBJ): CFLAGS += -iquote lab
 HOST_MODULES := kernel/format.c kernel/cmdline.c kernel/mb2.c kernel/ksyms.c \
 	kernel/ktest.c kernel/memmap.c $(wildcard kernel/acpi_parse.c kernel/bootmem.c \
 	kernel/page_alloc.c kernel/slab.c kernel/numa.c kernel/cpumask.c \
-	kernel/swiotlb_pool.c)
+	kernel/swiotlb_pool.c drivers/virtqueue.c)
 HOST_TESTS   := $(wildcard tests/host/*.c) tests/kernel/ktest_test.c
 HOST_CFLAGS  := -std=gnu11 -O1 -g -Wall -Wextra -Werror -Wno-unused-parameter \
 	-iquote include -fsanitize=address,undefined -fno-sanitize-recover=all \
 	-fno-omit-frame-pointer -DHOST_TEST
 
-.PHONY: all iso run debug bench plot test host-test deps plot-deps clean kernel-alone mutants
+.PHONY: all iso run debug bench plot test host-test deps plot-deps clean kernel-alone mutants \
+	fuzz fuzz-replay fuzz-deps test-clang
 all: iso
 iso: $(B)/testbed.iso
 
@@ -158,11 +171,67 @@ $(B)/host/unit: $(HOST_MODULES) $(HOST_TESTS) $(wildcard include/*.h)
 host-test: $(B)/host/unit
 	$(B)/host/unit
 
-test: $(B)/testbed.iso $(B)/host/unit $(B)/kernel-alone.elf | deps
+test: $(B)/testbed.iso $(B)/host/unit $(B)/kernel-alone.elf \
+		$(FUZZ_TARGETS:%=$(B)/fuzz-replay/%) | deps
 	$(PYTHON) tests/test_run.py
+	$(PYTHON) scripts/fuzz.py replay $(FUZZ_TARGETS)
 	$(PYTHON) scripts/docs_check.py
 	$(PYTHON) scripts/interface_check.py
 	$(PYTHON) tests/run.py test --accel $(ACCEL) --host $(B)/host/unit --matrix tests/matrix
+
+# --- fuzzing ----------------------------------------------------------------
+#
+# One libFuzzer target per parser or state machine that takes input from
+# outside (tests/fuzz/, docs/testing.md). make fuzz runs each for
+# FUZZ_SECONDS with clang; make test replays the saved corpora
+# (tests/fuzz/corpus/TARGET/) with gcc and the same sanitizers.
+
+FUZZ_TARGETS := mb2 memmap acpi_root madt srat slit mcfg hpet fadt dsdt_s5 cmdline format \
+	swiotlb_slots virtqueue
+ACPI_TABLES  := madt srat slit mcfg hpet fadt
+FUZZ_SECONDS ?= 60
+FUZZ_CC      ?= clang
+FUZZ_LIB     := $(filter-out kernel/ktest.c kernel/ksyms.c,$(HOST_MODULES)) tests/host/host.c
+FUZZ_CFLAGS  := -std=gnu11 -O1 -g -Wall -Wextra -Werror -Wno-unused-parameter \
+	-iquote include -iquote tests/host -DHOST_TEST -fno-omit-frame-pointer
+fuzz_src = $(if $(filter $(ACPI_TABLES),$1),tests/fuzz/acpi_tables.c,tests/fuzz/$1.c)
+fuzz_def = $(if $(filter $(ACPI_TABLES),$1),-DTABLE=$(shell echo $1 | tr a-z A-Z))
+
+$(B)/fuzz/obj/%.o: %.c $(wildcard include/*.h tests/host/*.h)
+	@mkdir -p $(dir $@)
+	$(quiet) FUZZCC $<
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link,address,undefined -c $< -o $@
+$(B)/fuzz-replay/obj/%.o: %.c $(wildcard include/*.h tests/host/*.h)
+	@mkdir -p $(dir $@)
+	$(quiet) HOSTCC $<
+	$(Q)$(HOSTCC) $(FUZZ_CFLAGS) -fsanitize=address,undefined -fno-sanitize-recover=all -c $< -o $@
+
+define fuzz_rules
+$(B)/fuzz/$1: $(call fuzz_src,$1) tests/fuzz/fuzz.h $(FUZZ_LIB:%.c=$(B)/fuzz/obj/%.o)
+	$$(quiet) FUZZLD $$@
+	$$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) $(call fuzz_def,$1) -fsanitize=fuzzer,address,undefined \
+		$(call fuzz_src,$1) $(FUZZ_LIB:%.c=$(B)/fuzz/obj/%.o) -ldl -o $$@
+$(B)/fuzz-replay/$1: $(call fuzz_src,$1) tests/fuzz/fuzz.h tests/fuzz/replay.c \
+		$(FUZZ_LIB:%.c=$(B)/fuzz-replay/obj/%.o)
+	$$(quiet) HOSTLD $$@
+	$$(Q)$(HOSTCC) $(FUZZ_CFLAGS) $(call fuzz_def,$1) -fsanitize=address,undefined \
+		-fno-sanitize-recover=all $(call fuzz_src,$1) tests/fuzz/replay.c \
+		$(FUZZ_LIB:%.c=$(B)/fuzz-replay/obj/%.o) -ldl -o $$@
+endef
+$(foreach t,$(FUZZ_TARGETS),$(eval $(call fuzz_rules,$t)))
+
+fuzz: $(FUZZ_TARGETS:%=$(B)/fuzz/%) | fuzz-deps
+	$(PYTHON) scripts/fuzz.py run --seconds $(FUZZ_SECONDS) $(FUZZ_TARGETS)
+
+fuzz-replay: $(FUZZ_TARGETS:%=$(B)/fuzz-replay/%)
+	$(PYTHON) scripts/fuzz.py replay $(FUZZ_TARGETS)
+
+# The kernel built by clang, in a build folder of its own, booted once
+# through the story machine's whole in-kernel suite.
+test-clang: | deps
+	$(MAKE) B=$(B)/clang CC=clang $(B)/clang/testbed.iso
+	TESTBED_ISO=$(B)/clang/testbed.iso $(PYTHON) tests/run.py test --accel $(ACCEL) \
+		--only bios-story
 
 # Each mutant (tests/mutants/*.patch) is a plausible bug; a test must kill it.
 mutants: $(B)/testbed.iso $(B)/host/unit | deps
@@ -182,7 +251,10 @@ DEPS := \
 	qemu-system-x86_64:qemu-system-x86 \
 	/usr/share/OVMF:ovmf \
 	python3:python3 \
-	gdb:gdb
+	gdb:gdb \
+	clang:clang \
+	$(if $(CROSS_COMPILE),$(CROSS_COMPILE)gcc:gcc-x86-64-linux-gnu \
+		$(CROSS_COMPILE)ld:binutils-x86-64-linux-gnu)
 
 # install-missing LIST: install the Debian packages of LIST ("command:package"
 # or "/path:package") whose command or path is missing.
@@ -212,6 +284,10 @@ deps:
 # Only make plot needs gnuplot.
 plot-deps:
 	$(call install-missing,gnuplot:gnuplot-nox)
+
+# Only make fuzz needs clang with libFuzzer.
+fuzz-deps:
+	$(call install-missing,clang:clang /usr/lib/llvm-14/lib/clang/14.0.6/lib/linux/libclang_rt.fuzzer-x86_64.a:libclang-rt-14-dev)
 
 clean:
 	rm -rf $(B)

@@ -183,6 +183,15 @@ struct fadt_info {
 
 int acpi_parse_fadt(const void *table, size_t len, struct fadt_info *out);
 
+/*
+ * SLP_TYPa for S5 from a DSDT of len bytes, header included: the AML of
+ * Name(\_S5, Package() {a, ...}) is "_S5_" 0x12 (PackageOp) PkgLength
+ * NumElements, then a as BytePrefix (0x0a) value, or ZeroOp (0x00) / OneOp
+ * (0x01). A byte scan, not an AML interpreter: enough for the firmware we
+ * boot on; -1 if not found.
+ */
+int acpi_dsdt_s5_type(const void *dsdt, size_t len);
+
 /* --- kernel side ----------------------------------------------------------- */
 
 /* What acpi_init() found: each has_X says whether table X was there and good. */

@@ -30,7 +30,7 @@
 typedef u64 dma_addr_t;
 
 #define DMA_MAPPING_ERROR   (~(dma_addr_t)0)
-#define DMA_BIT_MASK(n)     ((n) >= 64 ? ~0ULL : (1ULL << (n)) - 1)
+#define DMA_BIT_MASK(n)     (~0ULL >> (64 - (n)))    /* n in 1..64: the low n bits */
 
 struct dma_stats {
 	u64 mappings;           /* dma_map_single() calls that succeeded */

@@ -494,34 +494,13 @@ bool acpi_dump(const char *sig)
 	return true;
 }
 
-/*
- * SLP_TYPa for S5 from the DSDT: the AML of Name(\_S5, Package() {a, ...})
- * is "_S5_" 0x12 (PackageOp) PkgLength NumElements, then a as BytePrefix
- * (0x0a) value, or ZeroOp (0x00) / OneOp (0x01). A byte scan, not an AML
- * interpreter: enough for the firmware we boot on; -1 if not found.
- */
+/* SLP_TYPa for S5 from the DSDT (acpi_dsdt_s5_type()), or -1. */
 static int s5_sleep_type(void)
 {
 	u32 len;
 	const u8 *d = acpi_find("DSDT", &len);
 
-	if (!d)
-		return -1;
-	for (u32 i = 36; i + 8 < len; i++) {
-		if (memcmp(d + i, "_S5_", 4) || d[i + 4] != 0x12)
-			continue;
-		u32 j = i + 5;
-		j += (d[j] >> 6) + 1;           /* PkgLength: 1 + the count in its top bits */
-		j++;                            /* NumElements */
-		if (j >= len)
-			return -1;
-		if (d[j] == 0x0a && j + 1 < len)
-			return d[j + 1];
-		if (d[j] == 0x00 || d[j] == 0x01)
-			return d[j];
-		return -1;
-	}
-	return -1;
+	return d ? acpi_dsdt_s5_type(d, len) : -1;
 }
 
 void acpi_poweroff(void)

@@ -662,3 +662,24 @@ int acpi_parse_fadt(const void *table, size_t len, struct fadt_info *out)
 	}
 	return 0;
 }
+
+int acpi_dsdt_s5_type(const void *dsdt, size_t len)
+{
+	const u8 *d = dsdt;
+
+	for (size_t i = HEADER_LEN; i + 8 < len; i++) {
+		if (memcmp(d + i, "_S5_", 4) || d[i + 4] != 0x12)
+			continue;
+		size_t j = i + 5;
+		j += (d[j] >> 6) + 1;           /* PkgLength: 1 + the count in its top bits */
+		j++;                            /* NumElements */
+		if (j >= len)
+			return -1;
+		if (d[j] == 0x0a && j + 1 < len)
+			return d[j + 1];
+		if (d[j] == 0x00 || d[j] == 0x01)
+			return d[j];
+		return -1;
+	}
+	return -1;
+}

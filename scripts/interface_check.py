@@ -111,6 +111,7 @@ def check_keys(page, problems):
 def check_make_targets(page, problems):
     with open(os.path.join(ROOT, 'Makefile')) as f:
         makefile = f.read()
+    makefile = makefile.replace('\\\n', ' ')          # continued lines
     phony = re.search(r'^\.PHONY:(.*)$', makefile, re.M).group(1).split()
     text = '\n'.join(section(page, '### Targets'))
     for target in phony:

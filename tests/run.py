@@ -50,7 +50,8 @@ Subcommands
       the boots and exits.
 
 Environment: QEMU (the QEMU binary), QEMU_DISPLAY (display for `run`),
-GDB (debugger command for `run --debug`).
+GDB (debugger command for `run --debug`), TESTBED_ISO (the image to boot,
+default build/testbed.iso: make test-clang boots a clang build this way).
 """
 
 import argparse
@@ -76,7 +77,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TESTS_DIR = 'tests'
 TOPO_DIR = os.path.join(TESTS_DIR, 'topologies')
 MATRIX = os.path.join(TESTS_DIR, 'matrix')
-ISO = 'build/testbed.iso'
+ISO = os.environ.get('TESTBED_ISO') or 'build/testbed.iso'   # the image every boot uses
 KERNEL_ELF = 'build/kernel.elf'
 LOG_DIR = 'build/logs'
 VARS_DIR = 'build/vars'

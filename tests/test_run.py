@@ -7,6 +7,7 @@ Run with: python3 tests/test_run.py
 
 import json
 import os
+import subprocess
 import sys
 import textwrap
 import unittest
@@ -587,6 +588,31 @@ class KunitHabitsTest(unittest.TestCase):
         self.assertEqual(run.flaky_cases(runs), ['b: s.d: fail 1, pass 2'])
         self.assertEqual(run.flaky_cases([[one], [one, two]]),
                          ['b: s.d: pass 1, absent 1'])
+
+
+class MakefileTest(unittest.TestCase):
+    """The toolchain the Makefile picks, read from make -n (nothing is built)."""
+
+    def compile_command(self, *variables):
+        done = subprocess.run(['make', '-n', '-B', *variables, 'build/kernel/cpu.o'],
+                              cwd=run.ROOT, capture_output=True, text=True)
+        return [line for line in done.stdout.splitlines() if '-c kernel/cpu.c' in line][0]
+
+    def test_an_x86_host_uses_its_own_gcc(self):
+        self.assertTrue(self.compile_command('HOST_ARCH=x86_64').startswith('gcc '))
+
+    def test_an_arm64_host_cross_compiles(self):
+        self.assertTrue(self.compile_command('HOST_ARCH=aarch64')
+                        .startswith('x86_64-linux-gnu-gcc '))
+        clang = self.compile_command('HOST_ARCH=aarch64', 'CC=clang')
+        self.assertTrue(clang.startswith('clang '))
+        self.assertIn('--target=x86_64-linux-gnu', clang)
+
+    def test_an_arm64_host_installs_the_cross_tools(self):
+        done = subprocess.run(['make', '-n', 'HOST_ARCH=aarch64', 'deps'], cwd=run.ROOT,
+                              capture_output=True, text=True)
+        self.assertIn('x86_64-linux-gnu-gcc:gcc-x86-64-linux-gnu', done.stdout)
+        self.assertIn('x86_64-linux-gnu-ld:binutils-x86-64-linux-gnu', done.stdout)
 
 
 class ReportTest(unittest.TestCase):

@@ -1017,7 +1017,37 @@ static void any_bytes_parse_safely(struct ktest *t)
 	EXPECT_EQ(t, host_run_in_child(torture), 0);
 }
 
+/* A DSDT of 36 header bytes, then body. */
+static size_t dsdt(u8 *out, const u8 *body, size_t n)
+{
+	memset(out, 0, 36);
+	memcpy(out, "DSDT", 4);
+	memcpy(out + 36, body, n);
+	return 36 + n;
+}
+
+static void s5_sleep_type_from_the_dsdt(struct ktest *t)
+{
+	static const u8 qemu[] = { 0x08, '_', 'S', '5', '_', 0x12, 0x06, 0x04, 0x0a, 0x05,
+				   0x00, 0x00, 0x00 };          /* Name(_S5, Package(4) {5, 0, 0, 0}) */
+	static const u8 zero[] = { 0x08, '_', 'S', '5', '_', 0x12, 0x05, 0x04, 0x00, 0x00,
+				   0x00, 0x00 };
+	static const u8 long_pkglength[] = { '_', 'S', '5', '_', 0x12, 0x40, 0x00, 0x04, 0x0a,
+					     0x07, 0, 0, 0 };   /* PkgLength in two bytes */
+	static const u8 none[] = { '_', 'S', '4', '_', 0x12, 0x06, 0x04, 0x0a, 0x05, 0, 0, 0 };
+	static const u8 cut[] = { 0, 0, 0, 0, '_', 'S', '5', '_', 0x12, 0x06, 0x04, 0x0a };
+	u8 buf[128];
+
+	EXPECT_EQ(t, acpi_dsdt_s5_type(buf, dsdt(buf, qemu, sizeof(qemu))), 5);
+	EXPECT_EQ(t, acpi_dsdt_s5_type(buf, dsdt(buf, zero, sizeof(zero))), 0);
+	EXPECT_EQ(t, acpi_dsdt_s5_type(buf, dsdt(buf, long_pkglength, sizeof(long_pkglength))), 7);
+	EXPECT_EQ(t, acpi_dsdt_s5_type(buf, dsdt(buf, none, sizeof(none))), -1);
+	EXPECT_EQ(t, acpi_dsdt_s5_type(buf, dsdt(buf, cut, sizeof(cut))), -1);     /* ends in the package */
+	EXPECT_EQ(t, acpi_dsdt_s5_type(buf, 20), -1);                               /* shorter than a header */
+}
+
 static const struct ktest_case acpi_cases[] = {
+	KTEST(s5_sleep_type_from_the_dsdt),
 	KTEST(fixtures_have_good_checksums),
 	KTEST(checksum_catches_one_changed_byte),
 	KTEST(rsdp_v0_from_seabios_gives_the_rsdt),

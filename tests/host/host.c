@@ -1,7 +1,8 @@
 /*
  * host.c - the host side of ktest: printk for the pure modules, a capture
- * of everything printed (see host.h), made-up physical memory for the
- * allocators, and main(), which runs every suite.
+ * of everything printed (see host.h), and made-up physical memory for the
+ * allocators. main() is in main.c, so the fuzzers (tests/fuzz/) link this
+ * file with their own.
  *
  * The output on stdout is plain KTAP (no timestamp prefix), which
  * tests/run.py reads like a kernel's serial log; sanitizer reports go to
@@ -24,6 +25,7 @@
 
 /* Physical address p is host_phys_base + p (see include/vm.h). */
 u8 *host_phys_base;
+bool host_quiet;
 
 static char captured[HOST_LOG_SIZE];
 static size_t captured_len;
@@ -105,7 +107,8 @@ int vprintk(const char *fmt, va_list ap)
 		vsnprintf(text, (size_t)n + 1, fmt, again);
 	}
 	va_end(again);
-	fwrite(text, 1, (size_t)n, stdout);
+	if (!host_quiet)
+		fwrite(text, 1, (size_t)n, stdout);
 	capture(text, (size_t)n);
 	if (text != line)
 		free(text);
@@ -148,7 +151,7 @@ int host_run_in_child(void (*fn)(void))
  * Reserve HOST_PHYS_SIZE bytes of address space without committing memory:
  * a page costs memory only once something touches it, and reads zero.
  */
-static void map_host_phys(void)
+void host_map_phys(void)
 {
 	void *p = mmap(NULL, HOST_PHYS_SIZE, PROT_READ | PROT_WRITE,
 		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
@@ -158,25 +161,6 @@ static void map_host_phys(void)
 		exit(2);
 	}
 	host_phys_base = p;
-}
-
-/*
- * build/host/unit [SELECTION]: run the suites and cases SELECTION picks, as
- * the kernel's test= (default all); build/host/unit --list [SELECTION]:
- * print them as suite.case lines instead.
- */
-int main(int argc, char **argv)
-{
-	bool list = argc > 1 && !strcmp(argv[1], "--list");
-	const char *selection = argc > 1 + list ? argv[1 + list] : "all";
-
-	/* Line by line, so a crash loses nothing of the report before it. */
-	setvbuf(stdout, NULL, _IOLBF, 0);
-	map_host_phys();
-	host_log_clear();
-	if (list)
-		return ktest_list(selection) ? 0 : 1;
-	return ktest_run(selection) == 0 ? 0 : 1;
 }
 
 /* A lock taken twice by the one host thread would spin forever: stop loudly. */

@@ -19,6 +19,12 @@
  */
 #define HOST_PHYS_SIZE (16UL << 30)
 
+/* Map the made-up physical memory (main() does, before any test). */
+void host_map_phys(void);
+
+/* True: printk() only captures, it does not write to stdout (the fuzzers). */
+extern bool host_quiet;
+
 /* Forget everything captured so far. */
 void host_log_clear(void);
 

@@ -1,0 +1,50 @@
+/*
+ * acpi_tables.c - one source for six fuzz targets: the MADT, SRAT, SLIT,
+ * MCFG, HPET and FADT parsers (kernel/acpi_parse.c), each fed whole tables,
+ * header included. Built once per table with -DTABLE=<name>.
+ *
+ * Checked: the counts stay within their arrays; a SLIT's distances are
+ * only reported for the localities it has.
+ */
+#include "acpi.h"
+#include "fuzz.h"
+
+#define MADT 1
+#define SRAT 2
+#define SLIT 3
+#define MCFG 4
+#define HPET 5
+#define FADT 6
+
+int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
+{
+	fuzz_quiet();
+#if TABLE == MADT
+	static struct madt_info m;
+	if (acpi_parse_madt(data, size, &m) >= 0) {
+		FUZZ_CHECK(m.ncpus <= MAX_CPUS && m.nioapics <= MAX_IOAPICS);
+		FUZZ_CHECK(m.noverrides <= MAX_IRQ_OVERRIDES && m.nnmis <= MAX_CPUS);
+	}
+#elif TABLE == SRAT
+	static struct srat_info s;
+	if (acpi_parse_srat(data, size, &s) >= 0)
+		FUZZ_CHECK(s.ncpus <= MAX_CPUS && s.nmem <= MAX_MEM_AFFINITY);
+#elif TABLE == SLIT
+	static struct slit_info s;
+	if (acpi_parse_slit(data, size, &s) >= 0)
+		FUZZ_CHECK(s.n <= MAX_NODES);
+#elif TABLE == MCFG
+	static struct mcfg_info m;
+	if (acpi_parse_mcfg(data, size, &m) >= 0)
+		FUZZ_CHECK(m.n <= MAX_MCFG);
+#elif TABLE == HPET
+	static struct hpet_info h;
+	acpi_parse_hpet(data, size, &h);
+#elif TABLE == FADT
+	static struct fadt_info f;
+	acpi_parse_fadt(data, size, &f);
+#else
+#error "build with -DTABLE=MADT (or SRAT, SLIT, MCFG, HPET, FADT)"
+#endif
+	return 0;
+}
