@@ -108,6 +108,9 @@ struct waitqueue {
 void waitqueue_init(struct waitqueue *wq);
 /* Sleep until cond(arg) is true; cond is checked with the queue locked. */
 void wait_event(struct waitqueue *wq, bool (*cond)(void *arg), void *arg);
+
+/* wait_event() for at most timeout_ns; false if cond never held in time. */
+bool wait_event_timeout(struct waitqueue *wq, bool (*cond)(void *arg), void *arg, u64 timeout_ns);
 void wake_up_all(struct waitqueue *wq);
 void wake_up_one(struct waitqueue *wq);
 
@@ -119,6 +122,9 @@ struct completion {
 void completion_init(struct completion *c);
 void complete(struct completion *c);
 void wait_for_completion(struct completion *c);
+
+/* ...for at most timeout_ns; false (and nothing taken) on timeout. */
+bool wait_for_completion_timeout(struct completion *c, u64 timeout_ns);
 
 /* Sleep at least ms milliseconds (a timer on this CPU's tick, then a wakeup). */
 void msleep(u64 ms);

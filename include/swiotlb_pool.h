@@ -39,8 +39,10 @@
  * Invariants (checked by swiotlb_slots_check(), which the tests call after
  * every step):
  *   - free[i] == 0 for a used slab, and for a free one the count above;
- *   - start[i] is true exactly at the first slab of each mapping, whose
- *     length (nslabs[i]) and original buffer address (orig[i]) it keeps;
+ *   - nslabs_at[i] is non-zero exactly at the first slab of each mapping,
+ *     where it keeps the mapping's length in slabs, bytes_at[i] the bytes
+ *     mapped (what unmap and sync may copy, never more: Linux's
+ *     alloc_size), and orig[i] the original buffer's address;
  *   - used equals the number of used slabs, and peak >= used.
  *
  * Not thread-safe: the kernel wraps each pool in a spinlock.
@@ -103,12 +105,13 @@ struct swiotlb_slots {
 	u32 nslabs;             /* a multiple of SWIOTLB_SEGSIZE */
 	u32 *free;              /* [nslabs], see above */
 	u32 *nslabs_at;         /* [nslabs]: a mapping's length, at its first slab */
+	u32 *bytes_at;          /* [nslabs]: the bytes it maps, at its first slab */
 	u64 *orig;              /* [nslabs]: the original buffer, at the first slab */
 	u32 next;               /* where the next search starts (round robin) */
 	u32 used, peak;         /* slabs in use now, and at most so far */
 };
 
-/* The arrays needed for nslabs slabs, in bytes (one allocation for all three). */
+/* The arrays needed for nslabs slabs, in bytes (one allocation for all four). */
 u64 swiotlb_slots_array_bytes(u32 nslabs);
 
 /*
@@ -122,7 +125,8 @@ u32 swiotlb_slots_init(struct swiotlb_slots *s, u32 nslabs, void *mem);
  * Take a run for a mapping of size bytes (1..SWIOTLB_MAX_MAPPING) of the
  * buffer at orig. Mappings of a page or more start on a page boundary
  * (every other slab), as Linux does. Returns the first slab, or -1 if no
- * run fits (the pool is full, or too fragmented).
+ * run fits (the pool is full, or too fragmented). When fewer slabs are free
+ * than the mapping needs, it says so at once, without a search.
  */
 s64 swiotlb_slots_alloc(struct swiotlb_slots *s, u64 size, u64 orig);
 

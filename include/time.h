@@ -43,7 +43,9 @@ extern u64 apic_timer_khz;      /* LAPIC timer counts per ms at divide 16; 0 unt
  * A ktimer starts zeroed ({0} or static) and stays valid until it has run
  * or been cancelled; on a CPU without a tick it waits. timer_add() on a pending timer moves it (new delay,
  * CPU, fn); fn may add its own timer again. timer_cancel() does not wait
- * for a fn that is already running on another CPU.
+ * for a fn that is already running on another CPU; timer_cancel_sync()
+ * does, so a timer on the caller's stack may then go (not from its own fn,
+ * nor with interrupts off on the timer's CPU).
  */
 struct ktimer {
 	u64 expires;                    /* ktime_ns() at which it fires */
@@ -56,6 +58,7 @@ struct ktimer {
 
 void timer_add(struct ktimer *t, u64 delay_ns, u32 cpu, void (*fn)(struct ktimer *), void *data);
 bool timer_cancel(struct ktimer *t);   /* true if it was pending */
+bool timer_cancel_sync(struct ktimer *t);      /* ...and its fn has finished running */
 
 /* --- arithmetic (pure) ------------------------------------------------------- */
 

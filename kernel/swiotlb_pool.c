@@ -121,7 +121,7 @@ static bool segment_start(u32 i)
 
 u64 swiotlb_slots_array_bytes(u32 nslabs)
 {
-	return (u64)nslabs * (sizeof(u32) + sizeof(u32) + sizeof(u64));
+	return (u64)nslabs * (sizeof(u64) + 3 * sizeof(u32));
 }
 
 u32 swiotlb_slots_init(struct swiotlb_slots *s, u32 nslabs, void *mem)
@@ -133,9 +133,11 @@ u32 swiotlb_slots_init(struct swiotlb_slots *s, u32 nslabs, void *mem)
 	s->orig = mem;                          /* u64s first: mem's alignment suits them */
 	s->free = (u32 *)(s->orig + nslabs);
 	s->nslabs_at = s->free + nslabs;
+	s->bytes_at = s->nslabs_at + nslabs;
 	for (u32 i = 0; i < nslabs; i++) {
 		s->free[i] = segment_end(i) - i;
 		s->nslabs_at[i] = 0;
+		s->bytes_at[i] = 0;
 		s->orig[i] = 0;
 	}
 	return nslabs;
@@ -158,6 +160,8 @@ s64 swiotlb_slots_alloc(struct swiotlb_slots *s, u64 size, u64 orig)
 	u32 stride = size >= 4096 ? PAGE_SLABS : 1;
 	u32 start = s->next - s->next % stride;
 
+	if (s->nslabs - s->used < n)
+		return -1;                      /* full: no search needed to know */
 	for (u32 tried = 0; tried < s->nslabs; tried += stride) {
 		u32 i = (start + tried) % s->nslabs;
 		if (s->free[i] < n)
@@ -166,6 +170,7 @@ s64 swiotlb_slots_alloc(struct swiotlb_slots *s, u64 size, u64 orig)
 			s->free[j] = 0;
 		renumber_before(s, i, 0);
 		s->nslabs_at[i] = n;
+		s->bytes_at[i] = (u32)size;
 		s->orig[i] = orig;
 		s->used += n;
 		if (s->used > s->peak)
@@ -187,6 +192,7 @@ bool swiotlb_slots_free(struct swiotlb_slots *s, u32 first)
 		s->free[j] = ++count;
 	renumber_before(s, first, count);
 	s->nslabs_at[first] = 0;
+	s->bytes_at[first] = 0;
 	s->orig[first] = 0;
 	s->used -= n;
 	return true;
@@ -203,6 +209,9 @@ const char *swiotlb_slots_check(const struct swiotlb_slots *s)
 			u32 n = s->nslabs_at[i];
 			if (i + n > segment_end(i))
 				return "a mapping crosses a segment boundary";
+			if (!s->bytes_at[i] || s->bytes_at[i] > n * SWIOTLB_SLAB_SIZE ||
+			    s->bytes_at[i] <= (n - 1) * SWIOTLB_SLAB_SIZE)
+				return "a mapping's bytes do not fit its slabs";
 			for (u32 j = i; j < i + n; j++) {
 				if (s->free[j])
 					return "a slab of a mapping is counted free";

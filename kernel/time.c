@@ -392,6 +392,7 @@ void time_calibrate(void)
 struct timer_queue {
 	struct spinlock lock;
 	struct ktimer *head;            /* soonest first */
+	struct ktimer *running;         /* the timer whose fn runs now, or NULL */
 	u64 next_tick;                  /* TSC-deadline mode: TSC value of the next tick */
 } __aligned(64);
 
@@ -430,6 +431,20 @@ bool timer_cancel(struct ktimer *t)
 	found = unlink_timer(q, t);
 	spin_unlock_irqrestore(&q->lock, flags);
 	return found;
+}
+
+bool timer_cancel_sync(struct ktimer *t)
+{
+	bool was = false;
+
+	if (t->cpu >= MAX_CPUS)
+		return false;
+	do {            /* a fn that adds its timer again may put it back while we wait */
+		was |= timer_cancel(t);
+		while (__atomic_load_n(&timer_queues[t->cpu].running, __ATOMIC_ACQUIRE) == t)
+			cpu_relax();
+	} while (t->pending);
+	return was;
 }
 
 void timer_add(struct ktimer *t, u64 delay_ns, u32 cpu, void (*fn)(struct ktimer *), void *data)
@@ -472,9 +487,11 @@ static void run_timers(struct timer_queue *q)
 		q->head = t->next;
 		t->next = NULL;
 		t->pending = false;
+		__atomic_store_n(&q->running, t, __ATOMIC_RELEASE);
 		spin_unlock(&q->lock);
 		t->fn(t);
 		spin_lock(&q->lock);
+		__atomic_store_n(&q->running, NULL, __ATOMIC_RELEASE);
 	}
 	spin_unlock(&q->lock);
 }

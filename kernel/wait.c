@@ -44,6 +44,48 @@ void wait_event(struct waitqueue *wq, bool (*cond)(void *arg), void *arg)
 	}
 }
 
+/* A timed wait: the condition, or the timer having fired. */
+struct timed_wait {
+	bool (*cond)(void *arg);
+	void *arg;
+	struct waitqueue *wq;
+	bool expired;
+	bool met;
+};
+
+static bool timed_cond(void *arg)
+{
+	struct timed_wait *w = arg;
+
+	w->met = w->cond(w->arg);
+	return w->met || __atomic_load_n(&w->expired, __ATOMIC_ACQUIRE);
+}
+
+static void timed_wait_expired(struct ktimer *t)
+{
+	struct timed_wait *w = t->data;
+
+	__atomic_store_n(&w->expired, true, __ATOMIC_RELEASE);
+	wake_up_all(w->wq);
+}
+
+/*
+ * The timer lives on this stack: timer_cancel_sync() makes sure its fn has
+ * finished before the frame goes. The condition is checked once more under
+ * the queue's lock by wait_event(), so a wakeup and the timer racing end the
+ * same way: met if the condition held.
+ */
+bool wait_event_timeout(struct waitqueue *wq, bool (*cond)(void *arg), void *arg, u64 timeout_ns)
+{
+	struct timed_wait w = { .cond = cond, .arg = arg, .wq = wq };
+	struct ktimer timer = { 0 };
+
+	timer_add(&timer, timeout_ns, smp_processor_id(), timed_wait_expired, &w);
+	wait_event(wq, timed_cond, &w);
+	timer_cancel_sync(&timer);
+	return w.met;
+}
+
 /* Wake the first waiter, or all of them; wq->lock held. */
 static void wake_locked(struct waitqueue *wq, bool all)
 {
@@ -109,6 +151,11 @@ static bool take_done(void *arg)
 void wait_for_completion(struct completion *c)
 {
 	wait_event(&c->wq, take_done, c);
+}
+
+bool wait_for_completion_timeout(struct completion *c, u64 timeout_ns)
+{
+	return wait_event_timeout(&c->wq, take_done, c, timeout_ns);
 }
 
 void mutex_init(struct mutex *m, const char *name)

@@ -13,7 +13,7 @@
 #define MAX_SEGMENTS 4
 #define MAX_SLABS    (MAX_SEGMENTS * SWIOTLB_SEGSIZE)
 
-static u8 arrays[MAX_SLABS * 16] __aligned(8);
+static u8 arrays[MAX_SLABS * 24] __aligned(8);
 static s32 owner[MAX_SLABS];            /* the model: first slab of the mapping holding it, or -1 */
 
 int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
@@ -40,6 +40,7 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 			FUZZ_CHECK(first / SWIOTLB_SEGSIZE == (first + n - 1) / SWIOTLB_SEGSIZE);
 			if (bytes >= 4096)
 				FUZZ_CHECK(first % (4096 / SWIOTLB_SLAB_SIZE) == 0);
+			FUZZ_CHECK(s.bytes_at[first] == bytes);
 			for (u32 i = 0; i < n; i++) {
 				FUZZ_CHECK(owner[first + i] < 0);
 				owner[first + i] = (s32)first;

@@ -335,6 +335,28 @@ static void every_completion_wakes_a_waiter(struct ktest *t)
 	EXPECT_EQ(t, woke, ARRAY_SIZE(th));
 }
 
+/* A timed wait ends by its timeout when nothing comes, and at once when something does. */
+static void late_completer(void *arg)
+{
+	msleep(5);
+	complete(arg);
+}
+
+static void completion_wait_times_out(struct ktest *t)
+{
+	static struct completion c;
+
+	completion_init(&c);
+	u64 start = ktime_ns();
+	EXPECT_FALSE(t, wait_for_completion_timeout(&c, 20UL * 1000 * 1000));
+	EXPECT_GE(t, ktime_ns() - start, 20UL * 1000 * 1000);
+	struct thread *th = thread_create("completer", late_completer, &c, other_cpu());
+	ASSERT_TRUE(t, th != NULL);
+	EXPECT_TRUE(t, wait_for_completion_timeout(&c, 5000UL * 1000 * 1000));
+	thread_join(th);
+	EXPECT_EQ(t, c.done, 0);        /* the one completion was taken, once */
+}
+
 static const struct ktest_case sched_cases[] = {
 	KTEST(threads_run_and_are_joined),
 	KTEST(every_online_cpu_runs_a_thread),
@@ -342,6 +364,7 @@ static const struct ktest_case sched_cases[] = {
 	KTEST(cross_cpu_ping_pong_loses_nothing),
 	KTEST(mutex_guards_a_counter),
 	KTEST(every_completion_wakes_a_waiter),
+	KTEST(completion_wait_times_out),
 	KTEST(affinity_change_migrates_the_thread),
 	KTEST(idle_cpus_pull_work),
 	{},
