@@ -36,6 +36,7 @@ struct dma_stats {
 	u64 mappings;           /* dma_map_single() calls that succeeded */
 	u64 bounces;            /* of those, through the swiotlb */
 	u64 errors;             /* refused: no pool, pool full, unreachable, bad buffer */
+	u64 waits;              /* dma_map_single_wait() waits for a full pool */
 };
 
 struct device {
@@ -61,6 +62,17 @@ void dma_sync_single_for_cpu(struct device *dev, dma_addr_t addr, u64 size,
 void dma_sync_single_for_device(struct device *dev, dma_addr_t addr, u64 size,
 				enum dma_data_direction dir);
 bool dma_mapping_error(struct device *dev, dma_addr_t addr);
+
+/*
+ * dma_map_single(), but when the bounce pool is full, wait (up to
+ * timeout_ns) for unmaps to make room and try again: back-pressure instead
+ * of an I/O error. Other refusals return at once.
+ */
+dma_addr_t dma_map_single_wait(struct device *dev, void *cpu_addr, u64 size,
+			       enum dma_data_direction dir, u64 timeout_ns);
+
+/* The largest buffer one mapping can take for dev: SWIOTLB_MAX_MAPPING if it may bounce. */
+u64 dma_max_mapping_size(const struct device *dev);
 
 /* Zeroed memory both sides see, within coherent_dma_mask; NULL if none. */
 void *dma_alloc_coherent(struct device *dev, u64 size, dma_addr_t *handle);

@@ -9,10 +9,14 @@
  *   swiotlb: policy=scan base=0xbc000000 end=0xc0000000 size=64M node=1
  *   swiotlb: policy=node0 failed: node 0 has no memory
  *
- * A mapping takes a run of slots and remembers the original buffer; data
- * is copied into the slot for the device (TO_DEVICE, BIDIRECTIONAL) and
- * back for the CPU (FROM_DEVICE, BIDIRECTIONAL), at map/unmap and at the
- * syncs. The DMA API (dma.h) decides when to bounce; this is the pool.
+ * A mapping takes a run of slots and remembers the original buffer and its
+ * size; data is copied into the slot at map for every direction (so a
+ * device that writes less than it was given hands back the caller's own
+ * bytes: swiotlb.copyin=off replays 2.6.14, which copied in only for
+ * TO_DEVICE and BIDIRECTIONAL, and leaked the slot's old contents), back for
+ * the CPU (FROM_DEVICE, BIDIRECTIONAL) at unmap, and each way at the syncs;
+ * never more than was mapped. The DMA API (dma.h) decides when to bounce;
+ * this is the pool.
  */
 #ifndef SWIOTLB_H
 #define SWIOTLB_H
@@ -30,7 +34,9 @@ struct swiotlb_stats {
 	u64 maps, unmaps;       /* bounce mappings made and undone */
 	u64 bytes_copied;       /* both ways */
 	u64 full;               /* mappings refused: no run of slots free */
-	u64 bad_unmaps;         /* unmaps of addresses that were no mapping */
+	u64 too_large;          /* mappings refused: larger than SWIOTLB_MAX_MAPPING */
+	u64 bad_unmaps;         /* unmaps refused: the address was no mapping (or being unmapped) */
+	u64 overflows;          /* unmaps and syncs asking for more than was mapped (clamped) */
 	u32 slabs, peak_slabs;  /* the pool's slabs, and most ever in use */
 	u32 used_slabs;
 };
@@ -43,23 +49,43 @@ bool swiotlb_pool_range(u64 *base, u64 *end, int *node);
 enum swiotlb_policy swiotlb_policy(void);
 const char *swiotlb_policy_name(enum swiotlb_policy p);
 bool swiotlb_force(void);               /* swiotlb=force: bounce everything */
+bool swiotlb_copyin(void);              /* swiotlb.copyin=on: copy in for every direction */
 
 /* Is addr inside the pool? */
 bool is_swiotlb_buffer(u64 addr);
 
+#define SWIOTLB_NO_MAPPING (~0ULL)
+
 /*
  * Bounce size bytes at physical address orig: a slot run's address, with
- * the data copied in for TO_DEVICE and BIDIRECTIONAL; ~0 if the pool is
- * full or absent (said on the console, rate-limited).
+ * the data copied in; SWIOTLB_NO_MAPPING if the pool is absent, full, or
+ * the size is larger than SWIOTLB_MAX_MAPPING (said on the console, at
+ * most once a second).
  */
 u64 swiotlb_map(u64 orig, u64 size, enum dma_data_direction dir);
 
-/* Undo a mapping; copy back for FROM_DEVICE and BIDIRECTIONAL. */
-void swiotlb_unmap(u64 addr, u64 size, enum dma_data_direction dir);
+/* swiotlb_map(); on a refusal, *full says whether the pool was full (worth a wait). */
+u64 swiotlb_map_why(u64 orig, u64 size, enum dma_data_direction dir, bool *full);
+
+/*
+ * Undo a mapping; copy back for FROM_DEVICE and BIDIRECTIONAL, never more
+ * than was mapped. False (said, and counted in bad_unmaps) if addr starts
+ * no mapping, or one whose unmap is already under way.
+ */
+bool swiotlb_unmap(u64 addr, u64 size, enum dma_data_direction dir);
 
 /* Copy back (for the CPU) or in (for the device), as dir says, without unmapping. */
-void swiotlb_sync_for_cpu(u64 addr, u64 size, enum dma_data_direction dir);
-void swiotlb_sync_for_device(u64 addr, u64 size, enum dma_data_direction dir);
+bool swiotlb_sync_for_cpu(u64 addr, u64 size, enum dma_data_direction dir);
+bool swiotlb_sync_for_device(u64 addr, u64 size, enum dma_data_direction dir);
+
+/*
+ * Back-pressure for a full pool: swiotlb_room() counts the unmaps so far;
+ * swiotlb_wait_for_room(since, timeout) sleeps until one more happened
+ * (false on timeout). A driver whose mapping was refused for a full pool
+ * takes swiotlb_room() first, then waits and tries again.
+ */
+u64 swiotlb_room(void);
+bool swiotlb_wait_for_room(u64 since, u64 timeout_ns);
 
 void swiotlb_get_stats(struct swiotlb_stats *out);
 
@@ -71,6 +97,6 @@ bool swiotlb_place_what_if(enum swiotlb_policy p, u64 size, struct swiotlb_place
 
 /* Free bytes of node (NODE_ANY: all) below max_addr, as the pool found the boot allocator. */
 u64 swiotlb_boot_free_bytes(int node, u64 max_addr);
-u64 swiotlb_size(void);                 /* swiotlb.size= */
+u64 swiotlb_size(void);                 /* swiotlb.size=, in whole segments */
 
 #endif

@@ -13,9 +13,12 @@
  * style, page by page) is refused, as Linux's DMA debugging refuses it.
  */
 #include "dma.h"
+#include "dma_debug.h"
+#include "errno.h"
 #include "page_alloc.h"
 #include "param.h"
 #include "printk.h"
+#include "time.h"
 #include "vm.h"
 
 static bool linear(const void *va)
@@ -31,9 +34,11 @@ static dma_addr_t refuse(struct device *dev)
 	return DMA_MAPPING_ERROR;
 }
 
-dma_addr_t dma_map_single(struct device *dev, void *cpu_addr, u64 size,
-			  enum dma_data_direction dir)
+/* The mapping, or DMA_MAPPING_ERROR with *err: -ENOSPC for a full pool (worth a wait). */
+static dma_addr_t map_one(struct device *dev, void *cpu_addr, u64 size, enum dma_data_direction dir,
+			  int *err)
 {
+	*err = -EINVAL;
 	if (!size || !linear(cpu_addr)) {
 		pr_err("dma: %s: cannot map %p (%llu bytes): not in the direct map or the kernel "
 		       "image\n", dev->name, cpu_addr, size);
@@ -60,16 +65,62 @@ dma_addr_t dma_map_single(struct device *dev, void *cpu_addr, u64 size,
 		       swiotlb_policy_name(swiotlb_policy()));
 		return refuse(dev);
 	}
-	u64 bounce = swiotlb_map(pa, size, dir);
-	if (bounce == ~0UL)
+	bool full;
+	u64 bounce = swiotlb_map_why(pa, size, dir, &full);
+	if (bounce == SWIOTLB_NO_MAPPING) {
+		*err = full ? -ENOSPC : -ENOMEM;
 		return refuse(dev);
+	}
 	__atomic_fetch_add(&dev->stats.mappings, 1, __ATOMIC_RELAXED);
 	__atomic_fetch_add(&dev->stats.bounces, 1, __ATOMIC_RELAXED);
 	return bounce;
 }
 
+dma_addr_t dma_map_single(struct device *dev, void *cpu_addr, u64 size,
+			  enum dma_data_direction dir)
+{
+	int err;
+	dma_addr_t addr = map_one(dev, cpu_addr, size, dir, &err);
+
+	if (addr != DMA_MAPPING_ERROR)
+		dma_debug_map(dev, addr, size, dir, __builtin_return_address(0));
+	return addr;
+}
+
+dma_addr_t dma_map_single_wait(struct device *dev, void *cpu_addr, u64 size,
+			       enum dma_data_direction dir, u64 timeout_ns)
+{
+	u64 deadline = ktime_ns() + timeout_ns;
+
+	for (;;) {
+		u64 room = swiotlb_room();
+		int err;
+		dma_addr_t addr = map_one(dev, cpu_addr, size, dir, &err);
+		if (addr != DMA_MAPPING_ERROR) {
+			dma_debug_map(dev, addr, size, dir, __builtin_return_address(0));
+			return addr;
+		}
+		u64 now = ktime_ns();
+		if (err != -ENOSPC || now >= deadline)
+			return DMA_MAPPING_ERROR;
+		__atomic_fetch_add(&dev->stats.waits, 1, __ATOMIC_RELAXED);
+		swiotlb_wait_for_room(room, deadline - now);
+	}
+}
+
+u64 dma_max_mapping_size(const struct device *dev)
+{
+	u64 base, end;
+	int node;
+	bool may_bounce = swiotlb_force() || dev->dma_mask < PHYS_ADDR_MAX - 1;
+
+	return may_bounce && swiotlb_pool_range(&base, &end, &node) ? SWIOTLB_MAX_MAPPING : ~0ULL;
+}
+
 void dma_unmap_single(struct device *dev, dma_addr_t addr, u64 size, enum dma_data_direction dir)
 {
+	if (!dma_debug_unmap(dev, addr, &size, &dir, __builtin_return_address(0)))
+		return;
 	if (is_swiotlb_buffer(addr))
 		swiotlb_unmap(addr, size, dir);
 }
@@ -77,6 +128,8 @@ void dma_unmap_single(struct device *dev, dma_addr_t addr, u64 size, enum dma_da
 void dma_sync_single_for_cpu(struct device *dev, dma_addr_t addr, u64 size,
 			     enum dma_data_direction dir)
 {
+	if (!dma_debug_sync(dev, addr, size, __builtin_return_address(0)))
+		return;
 	if (is_swiotlb_buffer(addr))
 		swiotlb_sync_for_cpu(addr, size, dir);
 }
@@ -84,6 +137,8 @@ void dma_sync_single_for_cpu(struct device *dev, dma_addr_t addr, u64 size,
 void dma_sync_single_for_device(struct device *dev, dma_addr_t addr, u64 size,
 				enum dma_data_direction dir)
 {
+	if (!dma_debug_sync(dev, addr, size, __builtin_return_address(0)))
+		return;
 	if (is_swiotlb_buffer(addr))
 		swiotlb_sync_for_device(addr, size, dir);
 }

@@ -10,6 +10,8 @@
  * a full pool and its recovery, a bad unmap, coherent memory.
  */
 #include "dma.h"
+#include "dma_debug.h"
+#include "printk.h"
 #include "kstring.h"
 #include "ktest.h"
 #include "pattern.h"
@@ -356,6 +358,317 @@ static void coherent_memory_is_within_the_mask(struct ktest *t)
 	dma_free_coherent(&dev32, 3 * PAGE_SIZE, p, h);
 }
 
+/* --- hardening: what a careless driver or device must not get away with ---------- */
+
+static u64 pool_maps[(1UL << 30) / SWIOTLB_MAX_MAPPING + 1];
+
+/* Map the whole pool, each slot filled with pattern seed; returns how many mappings. */
+static u32 fill_pool(u64 pa, u32 seed)
+{
+	u32 n = 0;
+
+	pattern_fill(phys_to_virt(pa), SWIOTLB_MAX_MAPPING, seed);
+	while (n < ARRAY_SIZE(pool_maps) &&
+	       (pool_maps[n] = swiotlb_map(pa, SWIOTLB_MAX_MAPPING, DMA_TO_DEVICE)) != SWIOTLB_NO_MAPPING)
+		n++;
+	return n;
+}
+
+static void empty_pool(u32 n)
+{
+	for (u32 i = 0; i < n; i++)
+		swiotlb_unmap(pool_maps[i], SWIOTLB_MAX_MAPPING, DMA_TO_DEVICE);
+}
+
+/*
+ * CVE-2022-0854: a device that writes less than it was given. The caller
+ * must get back its own bytes where the device wrote nothing, not what the
+ * bounce slot held before: another mapping's data. Every slot is first
+ * filled with that other data; swiotlb.copyin=off (2.6.14) shows the leak.
+ */
+static void a_short_device_write_leaks_nothing(struct ktest *t)
+{
+	u64 b, e;
+	int node;
+
+	if (!swiotlb_pool_range(&b, &e, &node))
+		KTEST_SKIP(t, "no pool");
+	struct page *other = alloc_pages(6, NODE_ANY, 0), *mine = alloc_pages(0, NODE_ANY, 0);
+	ASSERT_TRUE(t, other && mine);
+	u8 *buf = page_address(mine);
+	empty_pool(fill_pool(page_to_phys(other), 77));         /* every slot now holds seed 77 */
+	pattern_fill(buf, LEN, 1);
+	u64 a = swiotlb_map(page_to_phys(mine), LEN, DMA_FROM_DEVICE);
+	ASSERT_NE(t, a, SWIOTLB_NO_MAPPING);
+	memset(phys_to_virt(a), 0xd5, 100);                     /* "the device wrote 100 bytes" */
+	swiotlb_unmap(a, LEN, DMA_FROM_DEVICE);
+	u64 off = (a - b) % SWIOTLB_MAX_MAPPING;       /* where in its segment the slot is */
+	u32 written = 0, mine_kept = 0, leaked = 0;
+	for (u32 i = 0; i < LEN; i++) {
+		written += i < 100 && buf[i] == 0xd5;
+		mine_kept += i >= 100 && buf[i] == pattern_byte(i, 1);
+		leaked += i >= 100 && buf[i] == pattern_byte(off + i, 77);
+	}
+	EXPECT_EQ(t, written, 100);
+	ktest_log(t, "swiotlb.copyin=%s: %u of %u unwritten bytes the caller's own, %u the slot's "
+		  "old contents", swiotlb_copyin() ? "on" : "off", mine_kept, LEN - 100, leaked);
+	if (swiotlb_copyin()) {
+		EXPECT_EQ(t, mine_kept, LEN - 100);
+	} else {
+		EXPECT_GE(t, leaked, LEN - 100 - 16);   /* the 2.6.14 leak, shown (a few may agree by chance) */
+	}
+	free_pages(other, 6);
+	free_pages(mine, 0);
+}
+
+/* An unmap or sync asking for more than was mapped copies what was mapped, no more. */
+static void unmap_copies_no_more_than_was_mapped(struct ktest *t)
+{
+	struct swiotlb_stats st, end;
+	u64 b, e;
+	int node;
+
+	if (!swiotlb_pool_range(&b, &e, &node))
+		KTEST_SKIP(t, "no pool");
+	struct page *pg = alloc_pages(1, NODE_ANY, 0);
+	ASSERT_TRUE(t, pg != NULL);
+	u8 *buf = page_address(pg);
+	pattern_fill(buf, 8192, 3);
+	swiotlb_get_stats(&st);
+	u64 a = swiotlb_map(page_to_phys(pg), LEN, DMA_FROM_DEVICE);
+	ASSERT_NE(t, a, SWIOTLB_NO_MAPPING);
+	memset(phys_to_virt(a), 0xee, 4096);    /* the device writes its slots, and past them */
+	swiotlb_sync_for_cpu(a, 4096, DMA_FROM_DEVICE);
+	swiotlb_unmap(a, 4096, DMA_FROM_DEVICE);
+	swiotlb_get_stats(&end);
+	EXPECT_EQ(t, buf[LEN - 1], 0xee);
+	u32 overrun = 0;
+	for (u32 i = LEN; i < 8192; i++)
+		overrun += buf[i] != pattern_byte(i, 3);
+	EXPECT_EQ(t, overrun, 0);
+	EXPECT_EQ(t, end.overflows, st.overflows + 2);  /* the sync and the unmap, each said */
+	free_pages(pg, 1);
+}
+
+/* A mapping larger than a bounce buffer can be is "too large", not "full". */
+static void too_large_is_not_full(struct ktest *t)
+{
+	struct swiotlb_stats st, end;
+	u64 b, e;
+	int node;
+
+	if (!swiotlb_pool_range(&b, &e, &node))
+		KTEST_SKIP(t, "no pool");
+	struct page *pg = alloc_pages(7, NODE_ANY, 0);          /* 512 KiB */
+	ASSERT_TRUE(t, pg != NULL);
+	swiotlb_get_stats(&st);
+	EXPECT_EQ(t, swiotlb_map(page_to_phys(pg), SWIOTLB_MAX_MAPPING + 1, DMA_TO_DEVICE),
+		  SWIOTLB_NO_MAPPING);
+	swiotlb_get_stats(&end);
+	EXPECT_EQ(t, end.too_large, st.too_large + 1);
+	EXPECT_EQ(t, end.full, st.full);
+	EXPECT_EQ(t, dma_max_mapping_size(&dev32), SWIOTLB_MAX_MAPPING);
+	EXPECT_EQ(t, dma_max_mapping_size(&dev64), swiotlb_force() ? SWIOTLB_MAX_MAPPING : ~0ULL);
+	free_pages(pg, 7);
+}
+
+/* A full pool makes a mapper wait for room (back-pressure), not fail. */
+struct room_maker {
+	u64 addr;
+};
+
+static void make_room_later(void *arg)
+{
+	struct room_maker *m = arg;
+
+	msleep(20);
+	swiotlb_unmap(m->addr, SWIOTLB_MAX_MAPPING, DMA_TO_DEVICE);
+}
+
+static void a_full_pool_makes_mappers_wait(struct ktest *t)
+{
+	static struct room_maker maker;
+
+	if (!pool_serves_dma32())
+		KTEST_SKIP(t, "no bounce pool below 4 GiB");
+	struct page *src = alloc_pages(6, NODE_ANY, 0), *high = alloc_pages(0, NODE_ANY, ALLOC_HIGH);
+	if (!high) {
+		if (src)
+			free_pages(src, 6);
+		KTEST_SKIP(t, "no free memory above 4 GiB");
+	}
+	ASSERT_TRUE(t, src != NULL);
+	u32 n = fill_pool(page_to_phys(src), 5);
+	ASSERT_GT(t, n, 0);
+	u64 waits = dev32.stats.waits;
+	maker.addr = pool_maps[--n];            /* the one the thread gives back */
+	struct thread *th = thread_create("room", make_room_later, &maker, SCHED_ANY_CPU);
+	ASSERT_TRUE(t, th != NULL);
+	dma_addr_t a = dma_map_single_wait(&dev32, page_address(high), 4096, DMA_TO_DEVICE,
+					   5000UL * 1000 * 1000);
+	thread_join(th);
+	EXPECT_FALSE(t, dma_mapping_error(&dev32, a));
+	EXPECT_GT(t, dev32.stats.waits, waits);
+	if (!dma_mapping_error(&dev32, a))
+		dma_unmap_single(&dev32, a, 4096, DMA_TO_DEVICE);
+	empty_pool(n);
+	free_pages(src, 6);
+	free_pages(high, 0);
+}
+
+/* Two CPUs unmapping one mapping at once: exactly one of them does it. */
+#define RACE_ROUNDS 50
+struct racing_unmap {
+	volatile u64 addr;
+	volatile u32 round, ready;
+	u32 won[2];
+};
+
+static void unmap_racer(void *arg)
+{
+	struct racing_unmap *r = arg;
+	u32 me = __atomic_fetch_add(&r->ready, 1, __ATOMIC_ACQ_REL) % 2;
+
+	for (u32 round = 1; round <= RACE_ROUNDS; round++) {
+		while (r->round < round)
+			cpu_relax();
+		if (swiotlb_unmap(r->addr, 2048, DMA_TO_DEVICE))
+			r->won[me]++;
+		__atomic_fetch_add(&r->ready, 1, __ATOMIC_ACQ_REL);
+	}
+}
+
+static void a_double_unmap_race_frees_once(struct ktest *t)
+{
+	static struct racing_unmap r;
+	struct swiotlb_stats st, end;
+	u64 b, e;
+	int node;
+
+	if (!swiotlb_pool_range(&b, &e, &node))
+		KTEST_SKIP(t, "no pool");
+	if (nr_cpus_online < 2)
+		KTEST_SKIP(t, "one CPU");
+	u8 *buf = kmalloc(2048, 0);
+	ASSERT_TRUE(t, buf != NULL);
+	r = (struct racing_unmap){ 0 };
+	swiotlb_get_stats(&st);
+	struct thread *one = thread_create("unmap-a", unmap_racer, &r, nr_cpus - 1);
+	struct thread *two = thread_create("unmap-b", unmap_racer, &r, nr_cpus - 2);
+	ASSERT_TRUE(t, one && two);
+	for (u32 round = 1; round <= RACE_ROUNDS; round++) {
+		while (r.ready < 2 * round)
+			cond_resched();
+		r.addr = swiotlb_map(virt_to_phys(buf), 2048, DMA_TO_DEVICE);
+		__atomic_store_n(&r.round, round, __ATOMIC_RELEASE);
+	}
+	thread_join(one);
+	thread_join(two);
+	swiotlb_get_stats(&end);
+	EXPECT_EQ(t, r.won[0] + r.won[1], RACE_ROUNDS); /* one unmap per mapping, never two */
+	EXPECT_EQ(t, end.unmaps - st.unmaps, RACE_ROUNDS);
+	EXPECT_EQ(t, end.bad_unmaps - st.bad_unmaps, RACE_ROUNDS);
+	EXPECT_EQ(t, end.used_slabs, st.used_slabs);
+	kfree(buf);
+}
+
+/* --- dma.debug=on: the DMA API checks its callers ----------------------------------- */
+
+#define NEED_DMA_DEBUG(t)                                                       \
+	if (!dma_debug_enabled())                                               \
+		KTEST_SKIP(t, "dma.debug=off in this boot (the dma-debug boot has it on)")
+
+/* Did the log's last lines say needle? */
+static bool said(const char *needle)
+{
+	static char tail[4096];
+
+	printk_log_tail(tail, sizeof(tail));
+	return strstr(tail, needle) != NULL;
+}
+
+static void debug_refuses_a_double_unmap(struct ktest *t)
+{
+	struct swiotlb_stats st, end;
+
+	NEED_DMA_DEBUG(t);
+	if (!pool_serves_dma32())
+		KTEST_SKIP(t, "no bounce pool below 4 GiB");
+	struct page *pg = alloc_pages(0, NODE_ANY, ALLOC_HIGH);        /* out of dev32's reach */
+	if (!pg)
+		KTEST_SKIP(t, "no free memory above 4 GiB");
+	u64 errors = dma_debug_errors();
+	dma_addr_t a = dma_map_single(&dev32, page_address(pg), LEN, DMA_TO_DEVICE);
+	EXPECT_FALSE(t, dma_mapping_error(&dev32, a));
+	dma_unmap_single(&dev32, a, LEN, DMA_TO_DEVICE);
+	swiotlb_get_stats(&st);
+	dma_unmap_single(&dev32, a, LEN, DMA_TO_DEVICE);        /* the bug */
+	swiotlb_get_stats(&end);
+	EXPECT_EQ(t, dma_debug_errors(), errors + 1);
+	EXPECT_EQ(t, end.bad_unmaps, st.bad_unmaps);   /* refused before the pool saw it */
+	EXPECT_TRUE(t, said("double unmap of"));
+	EXPECT_TRUE(t, said("unmapped at debug_refuses_a_double_unmap+"));
+	free_pages(pg, 0);
+}
+
+static void debug_unmaps_with_the_mappings_own_size(struct ktest *t)
+{
+	struct swiotlb_stats st, end;
+
+	NEED_DMA_DEBUG(t);
+	if (!pool_serves_dma32())
+		KTEST_SKIP(t, "no bounce pool below 4 GiB");
+	struct page *pg = alloc_pages(1, NODE_ANY, ALLOC_HIGH);
+	if (!pg)
+		KTEST_SKIP(t, "no free memory above 4 GiB");
+	u64 errors = dma_debug_errors();
+	dma_addr_t a = dma_map_single(&dev32, page_address(pg), LEN, DMA_FROM_DEVICE);
+	EXPECT_FALSE(t, dma_mapping_error(&dev32, a));
+	swiotlb_get_stats(&st);
+	dma_unmap_single(&dev32, a, 4096, DMA_TO_DEVICE);       /* wrong size, wrong direction */
+	swiotlb_get_stats(&end);
+	EXPECT_EQ(t, dma_debug_errors(), errors + 2);
+	EXPECT_EQ(t, end.overflows, st.overflows);     /* the pool got the mapping's own size */
+	EXPECT_EQ(t, end.unmaps, st.unmaps + 1);
+	EXPECT_TRUE(t, said("unmap with size 4096 (not the mapping's)"));
+	EXPECT_TRUE(t, said("unmap with direction TO_DEVICE (not the mapping's)"));
+	free_pages(pg, 1);
+}
+
+static void debug_refuses_a_sync_past_the_end(struct ktest *t)
+{
+	NEED_DMA_DEBUG(t);
+	u8 *buf = kmalloc(512, 0);
+	ASSERT_TRUE(t, buf != NULL);
+	u64 errors = dma_debug_errors();
+	dma_addr_t a = dma_map_single(&dev64, buf, 512, DMA_FROM_DEVICE);
+	dma_sync_single_for_cpu(&dev64, a, 1024, DMA_FROM_DEVICE);
+	EXPECT_EQ(t, dma_debug_errors(), errors + 1);
+	EXPECT_TRUE(t, said("sync past the end of its mapping"));
+	dma_unmap_single(&dev64, a, 512, DMA_FROM_DEVICE);
+	dma_unmap_single(&dev64, 0x1234000, 512, DMA_FROM_DEVICE);     /* never mapped */
+	EXPECT_EQ(t, dma_debug_errors(), errors + 2);
+	EXPECT_TRUE(t, said("unmap of a handle never mapped"));
+	kfree(buf);
+}
+
+static void debug_names_mappings_left_behind(struct ktest *t)
+{
+	NEED_DMA_DEBUG(t);
+	u8 *buf = kmalloc(1024, 0);
+	ASSERT_TRUE(t, buf != NULL);
+	struct device leaky = dev64;
+	leaky.name = "test-leaky";
+	dma_addr_t a = dma_map_single(&leaky, buf, 512, DMA_TO_DEVICE);
+	dma_addr_t b = dma_map_single(&leaky, buf + 512, 512, DMA_FROM_DEVICE);
+	EXPECT_EQ(t, dma_debug_device_done(&leaky), 2);
+	EXPECT_TRUE(t, said("test-leaky: still mapped when its driver let go:"));
+	dma_unmap_single(&leaky, a, 512, DMA_TO_DEVICE);
+	dma_unmap_single(&leaky, b, 512, DMA_FROM_DEVICE);
+	EXPECT_EQ(t, dma_debug_device_done(&leaky), 0);
+	kfree(buf);
+}
+
 static const struct ktest_case dma_cases[] = {
 	KTEST(every_policy_places_by_its_rule),
 	KTEST(live_pool_follows_its_policy),
@@ -365,6 +678,15 @@ static const struct ktest_case dma_cases[] = {
 	KTEST(full_pool_refuses_then_recovers),
 	KTEST(bad_unmap_is_refused),
 	KTEST(coherent_memory_is_within_the_mask),
+	KTEST(a_short_device_write_leaks_nothing),
+	KTEST(unmap_copies_no_more_than_was_mapped),
+	KTEST(too_large_is_not_full),
+	KTEST(a_full_pool_makes_mappers_wait),
+	KTEST(a_double_unmap_race_frees_once),
+	KTEST(debug_refuses_a_double_unmap),
+	KTEST(debug_unmaps_with_the_mappings_own_size),
+	KTEST(debug_refuses_a_sync_past_the_end),
+	KTEST(debug_names_mappings_left_behind),
 	{},
 };
 KTEST_SUITE(dma, dma_cases);
