@@ -28,6 +28,7 @@
 #define COMMON_MSIX       0x10
 #define COMMON_NUMQ       0x12
 #define COMMON_STATUS     0x14
+#define COMMON_CFGGEN     0x15
 #define COMMON_Q_SELECT   0x16
 #define COMMON_Q_SIZE     0x18
 #define COMMON_Q_MSIX     0x1a
@@ -57,12 +58,13 @@ static void wr64(volatile u8 *base, u32 off, u64 v)
 	wr32(base, off + 4, (u32)(v >> 32));
 }
 
-/* Map the region a virtio capability describes; NULL if it does not fit its BAR. */
-static volatile u8 *map_cap(struct pci_dev *d, u8 cap)
+/* Map the region a virtio capability describes, *len long; NULL if it does not fit its BAR. */
+static volatile u8 *map_cap(struct pci_dev *d, u8 cap, u32 *len_out)
 {
 	u8 bar = pci_read8(d, cap + 4u);
 	u32 off = pci_read32(d, cap + 8u), len = pci_read32(d, cap + 12u);
 
+	*len_out = len;
 	if (bar > 5 || !d->bar[bar].size || (u64)off + len > d->bar[bar].size) {
 		pr_warn("virtio: %s: capability at 0x%x points outside BAR%u\n", d->name, cap, bar);
 		return NULL;
@@ -82,9 +84,12 @@ bool virtio_pci_probe(struct virtio_dev *vd, struct pci_dev *d)
 				     type == VIRTIO_PCI_CAP_DEVICE ? &vd->device_cfg : NULL;
 		if (!slot || *slot)
 			continue;               /* the first of each type is the one to use */
-		*slot = map_cap(d, cap);
-		if (type == VIRTIO_PCI_CAP_NOTIFY)
+		u32 len;
+		*slot = map_cap(d, cap, &len);
+		if (type == VIRTIO_PCI_CAP_NOTIFY) {
 			vd->notify_mult = pci_read32(d, cap + 16u);
+			vd->notify_len = len;
+		}
 	}
 	if (!vd->common || !vd->notify_base || !vd->isr || !vd->device_cfg) {
 		pr_warn("virtio: %s: not a modern virtio device (missing capabilities)\n", d->name);
@@ -97,6 +102,11 @@ bool virtio_pci_probe(struct virtio_dev *vd, struct pci_dev *d)
 u8 virtio_status(struct virtio_dev *vd)
 {
 	return rd8(vd->common, COMMON_STATUS);
+}
+
+u8 virtio_config_generation(struct virtio_dev *vd)
+{
+	return rd8(vd->common, COMMON_CFGGEN);
 }
 
 void virtio_reset(struct virtio_dev *vd)
@@ -122,7 +132,14 @@ bool virtio_negotiate(struct virtio_dev *vd, u64 wanted)
 		wr8(vd->common, COMMON_STATUS, STATUS_FAILED);
 		return false;
 	}
-	vd->features = offered & (wanted | 1UL << VIRTIO_F_VERSION_1);
+	/*
+	 * ACCESS_PLATFORM: the device's DMA goes through the platform's
+	 * translation (an IOMMU, or the shared pages of an SEV/TDX guest).
+	 * Every address this driver gives goes through the DMA API already, so
+	 * it can accept it; a device that offers it refuses FEATURES_OK without.
+	 */
+	vd->features = offered & (wanted | 1ULL << VIRTIO_F_VERSION_1 |
+				  1ULL << VIRTIO_F_ACCESS_PLATFORM);
 	wr32(vd->common, COMMON_GFSELECT, 0);
 	wr32(vd->common, COMMON_GF, (u32)vd->features);
 	wr32(vd->common, COMMON_GFSELECT, 1);
@@ -192,8 +209,15 @@ bool virtio_setup_queue(struct virtio_dev *vd, struct virtq *vq, u16 index, u16 
 	} else {
 		wr16(vd->common, COMMON_Q_MSIX, VIRTIO_MSI_NO_VECTOR);
 	}
-	u16 noff = rd16(vd->common, COMMON_Q_NOFF);
-	vq->notify = (volatile u16 *)(vd->notify_base + (u64)noff * vd->notify_mult);
+	u64 doorbell = (u64)rd16(vd->common, COMMON_Q_NOFF) * vd->notify_mult;
+	if (doorbell + 2 > vd->notify_len) {
+		pr_warn("virtio: %s: queue %u's doorbell at 0x%llx is outside its notify capability "
+			"(%u bytes)\n", vd->pci->name, index, doorbell, vd->notify_len);
+		dma_free_coherent(dev, vq->mem_size, mem, base);
+		vq->mem = NULL;
+		return false;
+	}
+	vq->notify = (volatile u16 *)(vd->notify_base + doorbell);
 	wr16(vd->common, COMMON_Q_ENABLE, 1);
 	return true;
 }

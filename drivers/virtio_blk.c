@@ -4,14 +4,25 @@
  * Each in-flight request owns the header and status slot numbered like its
  * first descriptor (unique while it is in flight), in one coherent block
  * below the device's coherent mask. Data buffers are mapped with
- * dma_map_single() when submitted and unmapped by the waiter, in thread
- * context: the interrupt handler only marks requests done.
+ * dma_map_single_wait() when submitted (a full bounce pool makes the
+ * request wait, not fail) and unmapped by the waiter, in thread context:
+ * the interrupt handler only marks requests done.
+ *
+ * The device is not trusted. A request that is not done in
+ * REQUEST_TIMEOUT_NS, a used ring the device broke (virtqueue.h), or a
+ * device that sets DEVICE_NEEDS_RESET is answered the same way: reset the
+ * device (from then on it touches no ring and no buffer), fail every
+ * request it held, and set the queue up again. Only then does a waiter
+ * unmap its buffer and return: no request's memory is left reachable from
+ * the device, and none of its stack.
  *
  * Locking: vb->vq.lock guards the queue and the slots; the swiotlb's own
  * lock is never taken while it is held.
  */
 #include "virtio_blk.h"
 #include "apic.h"
+#include "dma_debug.h"
+#include "format.h"
 #include "errno.h"
 #include "kstring.h"
 #include "percpu.h"
@@ -22,7 +33,8 @@
 #define VIRTIO_BLK_F_RO     5
 #define VIRTIO_BLK_F_FLUSH  9
 #define QUEUE_MAX           128
-#define POLL_TIMEOUT_NS     (5000UL * 1000 * 1000)
+#define REQUEST_TIMEOUT_NS  (5000UL * 1000 * 1000)      /* a request not done by then: reset */
+#define MAP_WAIT_NS         (2000UL * 1000 * 1000)      /* how long a request waits for bounce room */
 
 struct blk_header {
 	u32 type;
@@ -40,23 +52,58 @@ struct virtio_blk {
 	dma_addr_t hdr_dma, status_dma;        /* hdr is the coherent allocation */
 	struct virtio_blk_stats stats;
 	bool polling;                   /* waiters poll; the device is asked not to interrupt */
+	struct virtio_blk_faults faults;        /* for tests: a stuck device, a short timeout */
 };
 
-static struct virtio_blk blk;
+static struct virtio_blk blk = { .faults = { .timeout_ns = REQUEST_TIMEOUT_NS } };
 static bool probed, usable;
 
 #define SLOTS_BYTES (QUEUE_MAX * (sizeof(struct blk_header) + 1))
 
+static bool setup(struct virtio_blk *vb);
+
+/* Mark req done with result and wake its waiter; req may be gone after. vq.lock held. */
+static void finish(struct virtio_blk_req *req, int result)
+{
+	req->result = result;
+	__atomic_store_n(&req->done, true, __ATOMIC_RELEASE);
+	complete(&req->completion);
+}
+
+/*
+ * Reset the device, fail every request it held with result, and set the
+ * queue up again; vq.lock held (from a waiter, or the interrupt handler).
+ */
+static void recover_locked(struct virtio_blk *vb, int result, const char *why)
+{
+	struct virtq_ring *q = &vb->vq.ring;
+
+	pr_err("virtio-blk: %s: %s; resetting the device\n", vb->vd.pci->name, why);
+	vb->stats.resets++;
+	virtio_reset(&vb->vd);                  /* from here it touches no ring, no buffer */
+	for (u16 head = 0; head < q->size; head++)
+		if (q->chain_len[head] && q->token[head])
+			finish(q->token[head], result);
+	virtio_free_queue(&vb->vd, &vb->vq);
+	if (!setup(vb))
+		pr_err("virtio-blk: %s: the device did not come back after its reset\n",
+		       vb->vd.pci->name);
+}
+
+/* Take what the device finished; answer a lying or stuck device with a reset. vq.lock held. */
 static void complete_used(struct virtio_blk *vb)
 {
 	struct virtio_blk_req *req;
+	u32 written;
 
-	while ((req = virtq_get_used(&vb->vq.ring, NULL))) {
+	while ((req = virtq_get_used(&vb->vq.ring, &written))) {
 		u8 status = vb->status[req->slot];
-		req->result = status == 0 ? 0 : status == 2 ? -EINVAL : -EIO;
-		__atomic_store_n(&req->done, true, __ATOMIC_RELEASE);
-		complete(&req->completion);
+		finish(req, status == 0 ? 0 : status == 2 ? -EINVAL : -EIO);
 	}
+	if (vb->vq.ring.broken)
+		recover_locked(vb, -EIO, vb->vq.ring.broken);
+	else if (virtio_status(&vb->vd) & VIRTIO_STATUS_NEEDS_RESET)
+		recover_locked(vb, -EIO, "it set DEVICE_NEEDS_RESET");
 }
 
 static void virtio_blk_interrupt(struct trap_frame *f)
@@ -81,7 +128,12 @@ static bool setup(struct virtio_blk *vb)
 	if (!virtio_setup_queue(vd, &vb->vq, 0, QUEUE_MAX))
 		return false;
 	vb->vq.ring.avail[0] = vb->polling || vd->vector < 0 ? VIRTQ_AVAIL_F_NO_INTERRUPT : 0;
-	vb->capacity = *(volatile u32 *)vd->device_cfg | (u64)*(volatile u32 *)(vd->device_cfg + 4) << 32;
+	u8 generation;
+	do {            /* the two halves of one capacity, not of two (virtio 1.1, 4.1.4.3.1) */
+		generation = virtio_config_generation(vd);
+		vb->capacity = *(volatile u32 *)vd->device_cfg |
+			       (u64)*(volatile u32 *)(vd->device_cfg + 4) << 32;
+	} while (generation != virtio_config_generation(vd));
 	virtio_driver_ok(vd);
 	return true;
 }
@@ -169,10 +221,13 @@ int virtio_blk_submit(struct virtio_blk *vb, struct virtio_blk_req *req)
 	struct device *dev = &vb->vd.pci->dma;
 	bool has_data = req->type != VIRTIO_BLK_T_FLUSH;
 
+	if (req->type != VIRTIO_BLK_T_IN && req->type != VIRTIO_BLK_T_OUT &&
+	    req->type != VIRTIO_BLK_T_FLUSH)
+		return -EINVAL;                 /* nothing is mapped for a type we do not know */
 	if (has_data && (!req->len || req->len % VIRTIO_BLK_SECTOR ||
-			 req->len > VIRTIO_BLK_MAX_REQUEST ||
-			 req->sector + req->len / VIRTIO_BLK_SECTOR > vb->capacity))
-		return -EINVAL;
+			 req->len > VIRTIO_BLK_MAX_REQUEST || req->sector > vb->capacity ||
+			 req->len / VIRTIO_BLK_SECTOR > vb->capacity - req->sector))
+		return -EINVAL;                 /* written so that no sum can wrap */
 	if ((req->type == VIRTIO_BLK_T_OUT && vb->read_only) ||
 	    (req->type == VIRTIO_BLK_T_FLUSH && !vb->can_flush))
 		return -EINVAL;
@@ -181,13 +236,16 @@ int virtio_blk_submit(struct virtio_blk *vb, struct virtio_blk_req *req)
 	completion_init(&req->completion);
 	req->data_dma = DMA_MAPPING_ERROR;
 	if (has_data) {
-		req->data_dma = dma_map_single(dev, req->buf, req->len, data_dir(req));
+		req->data_dma = dma_map_single_wait(dev, req->buf, req->len, data_dir(req),
+						    MAP_WAIT_NS);
 		if (dma_mapping_error(dev, req->data_dma))
 			return -ENOMEM;
 	}
 
 	u64 flags = spin_lock_irqsave(&vb->vq.lock);
-	u16 slot = vb->vq.ring.free_head;            /* the head the chain will start at */
+	if (vb->vq.ring.broken)
+		recover_locked(vb, -EIO, vb->vq.ring.broken);
+	u16 slot = vb->vq.ring.free_head;       /* the head the chain will start at */
 	struct virtq_buf bufs[3];
 	u32 n = 0;
 	bufs[n++] = (struct virtq_buf){ vb->hdr_dma + slot * sizeof(struct blk_header),
@@ -203,7 +261,8 @@ int virtio_blk_submit(struct virtio_blk *vb, struct virtio_blk_req *req)
 		err = virtqueue_add(&vb->vd, &vb->vq, bufs, n, req);
 	}
 	if (!err) {
-		virtqueue_kick(&vb->vd, &vb->vq);
+		if (!vb->faults.no_kick)
+			virtqueue_kick(&vb->vd, &vb->vq);
 		vb->stats.requests++;
 		vb->stats.bytes += has_data ? req->len : 0;
 		if (has_data && is_swiotlb_buffer(req->data_dma))
@@ -215,12 +274,30 @@ int virtio_blk_submit(struct virtio_blk *vb, struct virtio_blk_req *req)
 	return err;
 }
 
+/* The request took too long: unless it just finished, reset the device. */
+static void timed_out(struct virtio_blk *vb, struct virtio_blk_req *req)
+{
+	u64 flags = spin_lock_irqsave(&vb->vq.lock);
+
+	complete_used(vb);
+	if (!__atomic_load_n(&req->done, __ATOMIC_ACQUIRE)) {
+		char why[80];
+		snprintf(why, sizeof(why), "a request for sector %llu not done after %llu ms",
+			 req->sector, vb->faults.timeout_ns / 1000000);
+		recover_locked(vb, -EIO, why);
+		req->result = -ETIMEDOUT;       /* ours, still on the waiter's stack */
+	}
+	spin_unlock_irqrestore(&vb->vq.lock, flags);
+}
+
 int virtio_blk_wait(struct virtio_blk *vb, struct virtio_blk_req *req)
 {
+	u64 timeout = vb->faults.timeout_ns, deadline = ktime_ns() + timeout;
+
 	if (virtio_blk_has_irq(vb)) {
-		wait_for_completion(&req->completion);
+		if (!wait_for_completion_timeout(&req->completion, timeout))
+			timed_out(vb, req);
 	} else {
-		u64 deadline = ktime_ns() + POLL_TIMEOUT_NS;
 		while (!__atomic_load_n(&req->done, __ATOMIC_ACQUIRE)) {
 			u64 flags = spin_lock_irqsave(&vb->vq.lock);
 			complete_used(vb);
@@ -228,13 +305,13 @@ int virtio_blk_wait(struct virtio_blk *vb, struct virtio_blk_req *req)
 			if (__atomic_load_n(&req->done, __ATOMIC_ACQUIRE))
 				break;
 			if (ktime_ns() > deadline) {
-				pr_err("virtio-blk: request for sector %llu not done after %lu ms\n",
-				       req->sector, POLL_TIMEOUT_NS / 1000000);
-				return -ETIMEDOUT;      /* the buffer stays mapped: the device may still write */
+				timed_out(vb, req);
+				break;
 			}
 			cpu_relax();
 		}
 	}
+	/* Done, or failed after a reset: the device holds nothing of it now. */
 	if (req->data_dma != DMA_MAPPING_ERROR)
 		dma_unmap_single(&vb->vd.pci->dma, req->data_dma, req->len, data_dir(req));
 	return req->result;
@@ -277,5 +354,21 @@ bool virtio_blk_reset(struct virtio_blk *vb)
 	virtio_free_queue(&vb->vd, &vb->vq);
 	bool ok = setup(vb);
 	spin_unlock_irqrestore(&vb->vq.lock, flags);
+	dma_debug_device_done(&vb->vd.pci->dma);        /* nothing may be mapped across it */
 	return ok;
+}
+
+void virtio_blk_set_faults(struct virtio_blk *vb, const struct virtio_blk_faults *faults)
+{
+	u64 flags = spin_lock_irqsave(&vb->vq.lock);
+
+	vb->faults = *faults;
+	if (!vb->faults.timeout_ns)
+		vb->faults.timeout_ns = REQUEST_TIMEOUT_NS;
+	spin_unlock_irqrestore(&vb->vq.lock, flags);
+}
+
+struct virtq_ring *virtio_blk_ring(struct virtio_blk *vb)
+{
+	return &vb->vq.ring;
 }

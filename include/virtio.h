@@ -29,6 +29,8 @@
 #include "types.h"
 
 #define VIRTIO_F_VERSION_1      32
+#define VIRTIO_F_ACCESS_PLATFORM 33     /* the device's DMA goes through the platform (an IOMMU, SEV/TDX) */
+#define VIRTIO_STATUS_NEEDS_RESET 0x40  /* the device went wrong and asks for a reset */
 #define VIRTIO_MSI_NO_VECTOR    0xffff
 
 /* A queue as the transport sees it: where its rings live, its doorbell, its lock. */
@@ -46,6 +48,7 @@ struct virtio_dev {
 	struct pci_dev *pci;
 	volatile u8 *common, *isr, *device_cfg, *notify_base;
 	u32 notify_mult;
+	u32 notify_len;                 /* the notify capability's length: doorbells must lie inside */
 	u64 features;                   /* negotiated */
 	int vector;                     /* MSI-X vector for queue 0; -1: polling */
 };
@@ -66,6 +69,9 @@ void virtio_driver_ok(struct virtio_dev *vd);
 void virtio_reset(struct virtio_dev *vd);
 void virtio_free_queue(struct virtio_dev *vd, struct virtq *vq);
 u8 virtio_status(struct virtio_dev *vd);
+
+/* The device configuration's generation: it changes when the device changes its configuration. */
+u8 virtio_config_generation(struct virtio_dev *vd);
 
 /*
  * Queue a chain of n buffers (addresses already DMA-mapped; write: the

@@ -37,6 +37,13 @@ struct virtio_blk_req {
 
 struct virtio_blk_stats {
 	u64 requests, bytes, bounced_bytes, interrupts;
+	u64 resets;             /* the device was reset: it lied, stuck, or asked to be */
+};
+
+/* Faults a test may inject: a device that never sees requests, a shorter patience. */
+struct virtio_blk_faults {
+	bool no_kick;           /* requests are queued but the device is never told */
+	u64 timeout_ns;         /* how long a request may take before a reset (0: 5 s) */
 };
 
 struct virtio_blk;
@@ -75,5 +82,9 @@ int virtio_blk_flush(struct virtio_blk *vb);
 
 /* Reset the device and set it up again (nothing may be in flight). */
 bool virtio_blk_reset(struct virtio_blk *vb);
+
+/* For tests: inject faults (see struct virtio_blk_faults); the ring itself, to lie to. */
+void virtio_blk_set_faults(struct virtio_blk *vb, const struct virtio_blk_faults *faults);
+struct virtq_ring *virtio_blk_ring(struct virtio_blk *vb);
 
 #endif

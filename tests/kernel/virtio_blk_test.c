@@ -15,6 +15,7 @@
 #include "sched.h"
 #include "slab.h"
 #include "swiotlb.h"
+#include "time.h"
 #include "virtio_blk.h"
 #include "vm.h"
 
@@ -242,6 +243,94 @@ static void driver_refuses_an_address_beyond_the_mask(struct ktest *t)
 	free_pages(p, 2);
 }
 
+/* --- a device that lies, or stops: reset it, never follow it ---------------------- */
+
+/* The disk still works: a sector written reads back. */
+static bool disk_works(struct virtio_blk *vb, u8 *buf, u32 seed)
+{
+	pattern_fill(buf, 4096, seed);
+	if (virtio_blk_write(vb, 4096, buf, 4096))
+		return false;
+	memset(buf, 0, 4096);
+	return !virtio_blk_read(vb, 4096, buf, 4096) && pattern_ok(buf, 4096, seed);
+}
+
+static void a_lying_device_is_reset_not_followed(struct ktest *t)
+{
+	NEED_BLK(t, vb);
+	struct page *p = chunk_pages(false);
+	ASSERT_TRUE(t, p != NULL);
+	u8 *buf = page_address(p);
+	struct virtq_ring *ring = virtio_blk_ring(vb);
+	struct virtio_blk_stats before, after;
+	struct virtio_blk_req req = { .type = VIRTIO_BLK_T_IN, .sector = 0, .buf = buf, .len = 512 };
+
+	virtio_blk_get_stats(vb, &before);
+	virtio_blk_set_polling(vb, true);       /* nothing takes the completion before we lie */
+	ASSERT_EQ(t, virtio_blk_submit(vb, &req), 0);
+	u64 deadline = ktime_ns() + 5000UL * 1000 * 1000;
+	while (ring->used[1] == ring->last_used && ktime_ns() < deadline)
+		cpu_relax();                    /* the device has answered... */
+	volatile struct virtq_used_elem *elem =
+		(volatile struct virtq_used_elem *)(ring->used + 2) + ring->last_used % ring->size;
+	elem->id = ring->size + 5;              /* ...and now it says it answered something else */
+	EXPECT_EQ(t, virtio_blk_wait(vb, &req), -EIO);
+	virtio_blk_set_polling(vb, false);
+	virtio_blk_get_stats(vb, &after);
+	EXPECT_EQ(t, after.resets, before.resets + 1);
+	EXPECT_TRUE(t, disk_works(vb, buf, 41));
+	free_pages(p, 2);
+}
+
+/* A request the device never sees: a reset, -ETIMEDOUT, and nothing left in the ring. */
+static void stuck_request(struct ktest *t, struct virtio_blk *vb, bool polling)
+{
+	struct page *p = chunk_pages(false);
+	ASSERT_TRUE(t, p != NULL);
+	u8 *buf = page_address(p);
+	struct virtio_blk_stats before, after;
+	struct virtio_blk_faults stuck = { .no_kick = true, .timeout_ns = 200UL * 1000 * 1000 };
+	struct virtio_blk_faults healthy = { 0 };
+
+	virtio_blk_get_stats(vb, &before);
+	virtio_blk_set_polling(vb, polling);
+	virtio_blk_set_faults(vb, &stuck);
+	EXPECT_EQ(t, virtio_blk_read(vb, 8, buf, 4096), -ETIMEDOUT);
+	virtio_blk_set_faults(vb, &healthy);
+	virtio_blk_set_polling(vb, false);
+	virtio_blk_get_stats(vb, &after);
+	EXPECT_EQ(t, after.resets, before.resets + 1);
+	EXPECT_EQ(t, virtio_blk_ring(vb)->in_flight, 0);       /* no token left for the device */
+	EXPECT_TRUE(t, disk_works(vb, buf, 42));
+	free_pages(p, 2);
+}
+
+static void a_stuck_polled_request_is_answered_by_a_reset(struct ktest *t)
+{
+	NEED_BLK(t, vb);
+	stuck_request(t, vb, true);
+}
+
+static void a_stuck_request_with_interrupts_is_answered_by_a_reset(struct ktest *t)
+{
+	NEED_BLK(t, vb);
+	if (!virtio_blk_has_irq(vb))
+		KTEST_SKIP(t, "no MSI-X: the driver polls");
+	stuck_request(t, vb, false);
+}
+
+static void requests_out_of_reason_are_refused(struct ktest *t)
+{
+	NEED_BLK(t, vb);
+	u8 buf[512];
+	struct virtio_blk_req unknown = { .type = 11, .sector = 0, .buf = buf, .len = 512 };
+	struct virtio_blk_req wraps = { .type = VIRTIO_BLK_T_IN, .sector = ~0ULL - 3, .buf = buf,
+					.len = 8 * 512 };
+
+	EXPECT_EQ(t, virtio_blk_submit(vb, &unknown), -EINVAL);
+	EXPECT_EQ(t, virtio_blk_submit(vb, &wraps), -EINVAL);  /* sector + count wraps past 2^64 */
+}
+
 static const struct ktest_case virtio_blk_cases[] = {
 	KTEST(capacity_and_bounds),
 	KTEST(write_read_flush_low),
@@ -250,6 +339,10 @@ static const struct ktest_case virtio_blk_cases[] = {
 	KTEST(full_virtqueue_refuses_then_drains),
 	KTEST(reset_then_io_works),
 	KTEST(driver_refuses_an_address_beyond_the_mask),
+	KTEST(a_lying_device_is_reset_not_followed),
+	KTEST(a_stuck_polled_request_is_answered_by_a_reset),
+	KTEST(a_stuck_request_with_interrupts_is_answered_by_a_reset),
+	KTEST(requests_out_of_reason_are_refused),
 	{},
 };
 KTEST_SUITE(virtio_blk, virtio_blk_cases);
