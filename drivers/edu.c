@@ -7,6 +7,7 @@
  */
 #include "edu.h"
 #include "apic.h"
+#include "cmdline.h"
 #include "percpu.h"
 #include "printk.h"
 #include "sched.h"
@@ -28,6 +29,15 @@
 
 static struct edu edu;
 static bool probed;
+
+/*
+ * edu.dma_bits: the DMA mask the device was started with. QEMU's edu
+ * clamps every DMA address to its dma_mask property (28 bits unless told
+ * otherwise) and no register says which: the command line must. The story
+ * machines start it with dma_mask=0xffffffff and pass edu.dma_bits=32.
+ */
+static u64 dma_bits = 28;
+PARAM_U64("edu.dma_bits", dma_bits, 16, 64);
 
 u32 edu_read32(struct edu *e, u32 reg)
 {
@@ -59,6 +69,8 @@ static void edu_interrupt(struct trap_frame *f)
 	apic_eoi();
 }
 
+static bool start_and_wait(struct edu *e, dma_addr_t ram, u32 off, u32 len, bool to_ram);
+
 static const char *probe_failure;      /* why a device that is there is not used */
 
 static bool unusable(const char *why)
@@ -85,12 +97,15 @@ static bool probe(void)
 	edu_write32(&edu, EDU_LIVENESS, 0x12345678);
 	if (edu_read32(&edu, EDU_LIVENESS) != ~0x12345678u)
 		return unusable("the liveness check failed");
+	d->dma.dma_mask = d->dma.coherent_dma_mask = DMA_BIT_MASK(dma_bits);
+	mutex_init(&edu.lock, "edu");
 	int v = trap_alloc_vector(edu_interrupt);
 	pci_enable(d, v >= 0);
 	if (v >= 0 && pci_enable_msi(d, (u8)v, smp_processor_id()))
 		edu.vector = v;
-	pr_info("edu: %s version %u.%u, DMA buffer at 0x%x, %s\n", d->name, id >> 24,
-		(id >> 16) & 0xff, EDU_BUFFER, edu.vector >= 0 ? "MSI" : "polling");
+	pr_info("edu: %s version %u.%u, DMA buffer at 0x%x, %s, DMA mask 0x%llx\n", d->name,
+		id >> 24, (id >> 16) & 0xff, EDU_BUFFER, edu.vector >= 0 ? "MSI" : "polling",
+		d->dma.dma_mask);
 	return true;
 }
 
@@ -118,11 +133,20 @@ void edu_raise_irq(struct edu *e, u32 status)
 
 bool edu_dma(struct edu *e, dma_addr_t ram, u32 off, u32 len, bool to_ram)
 {
-	if (!len || len > EDU_DMA_MAX || off + len > EDU_BUFFER_SIZE) {
+	/* Written so that nothing wraps: QEMU aborts the whole VM on a transfer leaving its buffer. */
+	if (!len || len > EDU_DMA_MAX || off > EDU_BUFFER_SIZE || len > EDU_BUFFER_SIZE - off) {
 		pr_err("edu: DMA of %u bytes at buffer offset %u does not fit the device buffer\n",
 		       len, off);
 		return false;
 	}
+	mutex_lock(&e->lock);                   /* one transfer's registers at a time */
+	bool ok = start_and_wait(e, ram, off, len, to_ram);
+	mutex_unlock(&e->lock);
+	return ok;
+}
+
+static bool start_and_wait(struct edu *e, dma_addr_t ram, u32 off, u32 len, bool to_ram)
+{
 	edu_write64(e, EDU_DMA_SRC, to_ram ? EDU_BUFFER + off : ram);
 	edu_write64(e, EDU_DMA_DST, to_ram ? ram : EDU_BUFFER + off);
 	edu_write64(e, EDU_DMA_COUNT, len);

@@ -2,9 +2,10 @@
  * edu.h - QEMU's educational PCI device (1234:11e8), used here as a device
  * whose DMA mask the hardware itself enforces.
  *
- * Started with -device edu,dma_mask=0xffffffff, the device truncates every
- * DMA address to 32 bits (QEMU prints "EDU: clamping DMA ..." and uses the
- * low alias). Its DMA engine copies up to a page between RAM and a 4 KiB
+ * It truncates every DMA address to its dma_mask property (QEMU prints
+ * "EDU: clamping DMA ..." and uses the low alias): 28 bits by default, 32
+ * bits when started with -device edu,dma_mask=0xffffffff. The driver takes
+ * the mask from edu.dma_bits= (default 28, the device's own default). Its DMA engine copies up to a page between RAM and a 4 KiB
  * buffer inside the device, at device address EDU_BUFFER, and finishes
  * about 100 ms of virtual time later. Registers (BAR0, 32-bit accesses
  * below 0x80): 0x00 identification (0xRRrr00ed), 0x04 liveness (reads back
@@ -17,6 +18,7 @@
 
 #include "dma.h"
 #include "pci.h"
+#include "sched.h"
 #include "types.h"
 
 #define EDU_BUFFER      0x40000         /* device address of its DMA buffer */
@@ -29,6 +31,7 @@ struct edu {
 	int vector;                     /* MSI vector, -1 if polling */
 	u32 irqs;                       /* interrupts taken */
 	u32 last_irq_status;
+	struct mutex lock;              /* one DMA's registers at a time */
 };
 
 /* The first edu device, probed (identification, liveness) and with MSI on; NULL if none. */

@@ -123,6 +123,7 @@ class Topology:
     qemu: list = dataclasses.field(default_factory=list)    # extra argv
     expect: list = dataclasses.field(default_factory=list)  # required lines
     disk: str = ''      # size of a fresh raw disk on virtio-blk (modern), e.g. 16M
+    args: str = ''      # kernel command line words for every boot on it, before the boot's
 
 
 @dataclasses.dataclass
@@ -198,7 +199,7 @@ class Verdict:
 # --------------------------------------------------------------------------
 # Configuration files (pure: text in, records out).
 
-TOPO_KEYS = {'machine', 'memory', 'smp', 'firmware', 'cpu', 'qemu', 'expect', 'disk'}
+TOPO_KEYS = {'machine', 'memory', 'smp', 'firmware', 'cpu', 'qemu', 'expect', 'disk', 'args'}
 TOPO_REQUIRED = ('machine', 'memory', 'smp', 'firmware')
 MACHINES = ('pc', 'q35')
 FIRMWARES = ('bios', 'uefi')
@@ -208,8 +209,10 @@ BOOT_FLAGS = ('usb', 'alone')
 def parse_topology(name, text, where=None):
     """Parse a .topo file: "key: value" lines and "#" comments.
 
-    The first comment line is the description.  "qemu" and "expect" may
-    repeat; "qemu" values are split like a shell would and concatenated.
+    The first comment line is the description.  "qemu", "expect" and
+    "args" may repeat; "qemu" values are split like a shell would and
+    concatenated; "args" are kernel command line words that come before
+    every boot's own (which win: the last good value of a key stands).
     """
     where = where or f'{name}.topo'
     topo = Topology(name=name)
@@ -231,6 +234,8 @@ def parse_topology(name, text, where=None):
             topo.qemu += shlex.split(value)
         elif key == 'expect':
             topo.expect.append(value)
+        elif key == 'args':
+            topo.args = f'{topo.args} {value}'.strip()
         elif key in seen:
             raise SetupError(f'{where}:{number}: "{key}" given twice')
         else:
@@ -1054,6 +1059,7 @@ def boot_command(qemu, topo, firmware, accel, usb, args, serial, display,
         code, template = find_ovmf()
         ovmf = (code, private_vars(vars_name, template))
     disk = private_disk(vars_name, topo.disk) if topo.disk else None
+    args = f'{topo.args} {args}'.strip()        # the machine's words first, the boot's win
     return qemu_command(qemu, topo, firmware, accel, usb, args, serial,
                         display, ovmf, disk)
 
