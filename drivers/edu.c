@@ -100,9 +100,11 @@ static bool probe(void)
 	d->dma.dma_mask = d->dma.coherent_dma_mask = DMA_BIT_MASK(dma_bits);
 	mutex_init(&edu.lock, "edu");
 	int v = trap_alloc_vector(edu_interrupt);
-	pci_enable(d, v >= 0);
 	if (v >= 0 && pci_enable_msi(d, (u8)v, smp_processor_id()))
 		edu.vector = v;
+	else
+		trap_free_vector(v);            /* polling: nothing may keep the vector */
+	pci_enable(d, edu.vector >= 0);
 	pr_info("edu: %s version %u.%u, DMA buffer at 0x%x, %s, DMA mask 0x%llx\n", d->name,
 		id >> 24, (id >> 16) & 0xff, EDU_BUFFER, edu.vector >= 0 ? "MSI" : "polling",
 		d->dma.dma_mask);

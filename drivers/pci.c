@@ -36,71 +36,100 @@ static u8 ecam_bus_start, ecam_bus_end;
 
 /* --- configuration space ----------------------------------------------------- */
 
-static volatile u32 *ecam_addr(u8 bus, u8 slot, u8 fn, u32 off)
+static volatile u8 *ecam_addr(u8 bus, u8 slot, u8 fn, u32 off)
 {
 	if (!ecam || bus < ecam_bus_start || bus > ecam_bus_end)
 		return NULL;
-	return (volatile u32 *)(ecam + ((u64)(bus - ecam_bus_start) << 20 | (u64)slot << 15 |
-					(u64)fn << 12 | (off & 0xffc)));
+	return ecam + ((u64)(bus - ecam_bus_start) << 20 | (u64)slot << 15 | (u64)fn << 12 |
+		       (off & 0xfff));
 }
 
-static u32 config_read(u8 bus, u8 slot, u8 fn, u32 off)
+/*
+ * One access of size bytes (1, 2 or 4, aligned) at off: through ECAM, or
+ * mechanism #1, whose data port is read or written at 0xcfc + (off & 3)
+ * with the same width. A 16-bit register is never written as part of a
+ * dword: the Status register next to Command has bits that a 1 clears.
+ */
+static u32 config_read(const struct pci_dev *d, u32 off, u32 size)
 {
-	volatile u32 *p = ecam_addr(bus, slot, fn, off);
+	volatile u8 *p = ecam_addr(d->bus, d->slot, d->fn, off);
 
 	if (p)
-		return *p;
+		return size == 1 ? *p : size == 2 ? *(volatile u16 *)p : *(volatile u32 *)p;
 	if (off >= 256)
-		return ~0u;
+		return ~0u >> (32 - 8 * size);
 	spin_lock(&cf8_lock);
-	outl(PCI_CONFIG_ADDR, 0x80000000u | (u32)bus << 16 | (u32)slot << 11 | (u32)fn << 8 | (off & 0xfc));
-	u32 v = inl(PCI_CONFIG_DATA);
+	outl(PCI_CONFIG_ADDR, 0x80000000u | (u32)d->bus << 16 | (u32)d->slot << 11 |
+	     (u32)d->fn << 8 | (off & 0xfc));
+	u16 port = (u16)(PCI_CONFIG_DATA + (off & 3));
+	u32 v = size == 1 ? inb(port) : size == 2 ? inw(port) : inl(port);
 	spin_unlock(&cf8_lock);
 	return v;
 }
 
-static void config_write(u8 bus, u8 slot, u8 fn, u32 off, u32 v)
+static void config_write(const struct pci_dev *d, u32 off, u32 size, u32 v)
 {
-	volatile u32 *p = ecam_addr(bus, slot, fn, off);
+	volatile u8 *p = ecam_addr(d->bus, d->slot, d->fn, off);
 
 	if (p) {
-		*p = v;
+		if (size == 1)
+			*p = (u8)v;
+		else if (size == 2)
+			*(volatile u16 *)p = (u16)v;
+		else
+			*(volatile u32 *)p = v;
 		return;
 	}
 	if (off >= 256)
 		return;
 	spin_lock(&cf8_lock);
-	outl(PCI_CONFIG_ADDR, 0x80000000u | (u32)bus << 16 | (u32)slot << 11 | (u32)fn << 8 | (off & 0xfc));
-	outl(PCI_CONFIG_DATA, v);
+	outl(PCI_CONFIG_ADDR, 0x80000000u | (u32)d->bus << 16 | (u32)d->slot << 11 |
+	     (u32)d->fn << 8 | (off & 0xfc));
+	u16 port = (u16)(PCI_CONFIG_DATA + (off & 3));
+	if (size == 1)
+		outb(port, (u8)v);
+	else if (size == 2)
+		outw(port, (u16)v);
+	else
+		outl(port, v);
 	spin_unlock(&cf8_lock);
+}
+
+static const struct pci_config_ops hardware = { config_read, config_write };
+
+static const struct pci_config_ops *ops(const struct pci_dev *d)
+{
+	return d->config ? d->config : &hardware;
 }
 
 u32 pci_read32(const struct pci_dev *d, u32 off)
 {
-	return config_read(d->bus, d->slot, d->fn, off);
+	return ops(d)->read(d, off & ~3u, 4);
 }
 
 u16 pci_read16(const struct pci_dev *d, u32 off)
 {
-	return (u16)(pci_read32(d, off & ~3u) >> ((off & 2) * 8));
+	return (u16)ops(d)->read(d, off & ~1u, 2);
 }
 
 u8 pci_read8(const struct pci_dev *d, u32 off)
 {
-	return (u8)(pci_read32(d, off & ~3u) >> ((off & 3) * 8));
+	return (u8)ops(d)->read(d, off, 1);
 }
 
 void pci_write32(const struct pci_dev *d, u32 off, u32 v)
 {
-	config_write(d->bus, d->slot, d->fn, off, v);
+	ops(d)->write(d, off & ~3u, 4, v);
 }
 
-/* A read-modify-write of the aligned dword: fine for the registers we touch. */
 void pci_write16(const struct pci_dev *d, u32 off, u16 v)
 {
-	u32 shift = (off & 2) * 8, old = pci_read32(d, off & ~3u);
+	ops(d)->write(d, off & ~1u, 2, v);
+}
 
-	pci_write32(d, off & ~3u, (old & ~(0xffffu << shift)) | (u32)v << shift);
+void pci_write8(const struct pci_dev *d, u32 off, u8 v)
+{
+	ops(d)->write(d, off, 1, v);
 }
 
 u8 pci_find_cap(const struct pci_dev *d, u8 id, u8 from)
@@ -210,9 +239,17 @@ static void print_dev(const struct pci_dev *d)
 
 static void scan_bus(u8 bus, u32 depth);
 
+/* A dword of a function not yet recorded (enumeration only). */
+static u32 config_read_bdf(u8 bus, u8 slot, u8 fn, u32 off)
+{
+	struct pci_dev probe = { .bus = bus, .slot = slot, .fn = fn };
+
+	return config_read(&probe, off, 4);
+}
+
 static void add_function(u8 bus, u8 slot, u8 fn, u32 depth)
 {
-	u32 id = config_read(bus, slot, fn, 0);
+	u32 id = config_read_bdf(bus, slot, fn, 0);
 
 	if ((id & 0xffff) == 0xffff)
 		return;
@@ -222,13 +259,13 @@ static void add_function(u8 bus, u8 slot, u8 fn, u32 depth)
 		return;
 	}
 	struct pci_dev *d = &pci_devs[pci_ndevs++];
-	u32 class_reg = config_read(bus, slot, fn, 0x08), irq = config_read(bus, slot, fn, 0x3c);
+	u32 class_reg = config_read_bdf(bus, slot, fn, 0x08), irq = config_read_bdf(bus, slot, fn, 0x3c);
 
 	*d = (struct pci_dev){ .bus = bus, .slot = slot, .fn = fn, .vendor = (u16)id,
 			       .device = (u16)(id >> 16), .class_code = (u8)(class_reg >> 24),
 			       .subclass = (u8)(class_reg >> 16), .prog_if = (u8)(class_reg >> 8),
 			       .revision = (u8)class_reg,
-			       .header_type = (u8)(config_read(bus, slot, fn, 0x0c) >> 16) & 0x7f,
+			       .header_type = (u8)(config_read_bdf(bus, slot, fn, 0x0c) >> 16) & 0x7f,
 			       .irq_line = (u8)irq, .irq_pin = (u8)(irq >> 8) };
 	snprintf(d->name, sizeof(d->name), "%02x:%02x.%u", bus, slot, fn);
 	d->dma = (struct device){ .name = d->name, .dma_mask = DMA_BIT_MASK(32),
@@ -239,7 +276,7 @@ static void add_function(u8 bus, u8 slot, u8 fn, u32 depth)
 	d->cap_msix = pci_find_cap(d, PCI_CAP_MSIX, 0);
 	print_dev(d);
 	if (d->header_type == 1 && depth < 8) {         /* a bridge: the bus behind it */
-		u8 secondary = (u8)(config_read(bus, slot, fn, 0x18) >> 8);
+		u8 secondary = (u8)(config_read_bdf(bus, slot, fn, 0x18) >> 8);
 		if (secondary > bus)
 			scan_bus(secondary, depth + 1);
 	}
@@ -248,9 +285,9 @@ static void add_function(u8 bus, u8 slot, u8 fn, u32 depth)
 static void scan_bus(u8 bus, u32 depth)
 {
 	for (u8 slot = 0; slot < 32; slot++) {
-		if ((config_read(bus, slot, 0, 0) & 0xffff) == 0xffff)
+		if ((config_read_bdf(bus, slot, 0, 0) & 0xffff) == 0xffff)
 			continue;
-		bool multi = (config_read(bus, slot, 0, 0x0c) >> 16) & 0x80;
+		bool multi = (config_read_bdf(bus, slot, 0, 0x0c) >> 16) & 0x80;
 		for (u8 fn = 0; fn < (multi ? 8 : 1); fn++)
 			add_function(bus, slot, fn, depth);
 	}
@@ -287,6 +324,11 @@ struct pci_dev *pci_find(u16 vendor, u16 device, u32 index)
 	return NULL;
 }
 
+struct pci_dev *pci_dev_at(u32 index)
+{
+	return index < pci_ndevs ? &pci_devs[index] : NULL;
+}
+
 void *pci_map_bar(struct pci_dev *d, int bar)
 {
 	struct pci_bar *b = bar >= 0 && bar < 6 ? &d->bar[bar] : NULL;
@@ -314,22 +356,41 @@ static u32 msi_address(u32 cpu)
 	return 0xfee00000u | (percpu[cpu].apic_id & 0xff) << 12;
 }
 
+#define MSI_CTRL_ENABLE     0x0001
+#define MSI_CTRL_64BIT      0x0080
+#define MSI_CTRL_MASKABLE   0x0100      /* per-vector mask bits */
+#define MSIX_CTRL_ENABLE    0x8000
+#define MSIX_CTRL_MASKALL   0x4000
+
+static void msi_off(struct pci_dev *d)
+{
+	if (d->cap_msi)
+		pci_write16(d, d->cap_msi + 2u, pci_read16(d, d->cap_msi + 2u) & ~MSI_CTRL_ENABLE);
+}
+
+static void msix_off(struct pci_dev *d)
+{
+	if (d->cap_msix)
+		pci_write16(d, d->cap_msix + 2u, pci_read16(d, d->cap_msix + 2u) & ~MSIX_CTRL_ENABLE);
+}
+
 bool pci_enable_msi(struct pci_dev *d, u8 vector, u32 cpu)
 {
 	u8 cap = d->cap_msi;
 
 	if (!cap || cpu >= nr_cpus || percpu[cpu].apic_id > 0xff)
 		return false;
+	msix_off(d);                            /* never both (PCI 3.0, 6.8.2) */
 	u16 ctrl = pci_read16(d, cap + 2u);
-	bool is64 = ctrl & 0x80;
+	bool is64 = ctrl & MSI_CTRL_64BIT;
 	pci_write32(d, cap + 4u, msi_address(cpu));
-	if (is64) {
+	if (is64)
 		pci_write32(d, cap + 8u, 0);
-		pci_write16(d, cap + 12u, vector);
-	} else {
-		pci_write16(d, cap + 8u, vector);
-	}
-	pci_write16(d, cap + 2u, (u16)((ctrl & ~0x70u) | 1));   /* one vector, enabled */
+	pci_write16(d, cap + (is64 ? 12u : 8u), vector);
+	if (ctrl & MSI_CTRL_MASKABLE)           /* the mask bits follow the data word */
+		pci_write32(d, cap + (is64 ? 16u : 12u),
+			    pci_read32(d, cap + (is64 ? 16u : 12u)) & ~1u);
+	pci_write16(d, cap + 2u, (u16)((ctrl & ~0x70u) | MSI_CTRL_ENABLE)); /* one vector */
 	return true;
 }
 
@@ -341,26 +402,33 @@ bool pci_enable_msix(struct pci_dev *d, u32 entry, u8 vector, u32 cpu)
 		return false;
 	u16 ctrl = pci_read16(d, cap + 2u);
 	u32 table = pci_read32(d, cap + 4u), nentries = (ctrl & 0x7ffu) + 1;
+	u32 bir = table & 7;
+	u64 offset = table & ~7u;
 	if (entry >= nentries)
 		return false;
-	u8 *bar = pci_map_bar(d, (int)(table & 7));
+	if (bir > 5 || offset + 16ULL * nentries > d->bar[bir].size) {
+		pr_warn("pci: %s: its MSI-X table (%u entries at BAR%u + 0x%llx) does not fit the BAR\n",
+			d->name, nentries, bir, offset);
+		return false;
+	}
+	u8 *bar = pci_map_bar(d, (int)bir);
 	if (!bar)
 		return false;
-	volatile u32 *e = (volatile u32 *)(bar + (table & ~7u) + 16 * entry);
+	msi_off(d);                             /* never both (PCI 3.0, 6.8.2) */
+	volatile u32 *e = (volatile u32 *)(bar + offset + 16 * entry);
+	e[3] = 1;                               /* masked while it is written */
 	e[0] = msi_address(cpu);
 	e[1] = 0;
 	e[2] = vector;
-	e[3] = 0;                                               /* unmasked */
-	pci_write16(d, cap + 2u, (u16)((ctrl & ~0x4000u) | 0x8000u)); /* enabled, not function-masked */
+	e[3] = 0;
+	pci_write16(d, cap + 2u, (u16)((ctrl & ~MSIX_CTRL_MASKALL) | MSIX_CTRL_ENABLE));
 	return true;
 }
 
 void pci_disable_msi(struct pci_dev *d)
 {
-	if (d->cap_msi)
-		pci_write16(d, d->cap_msi + 2u, pci_read16(d, d->cap_msi + 2u) & ~1u);
-	if (d->cap_msix)
-		pci_write16(d, d->cap_msix + 2u, pci_read16(d, d->cap_msix + 2u) & ~0x8000u);
+	msi_off(d);
+	msix_off(d);
 }
 
 bool pci_enable_intx(struct pci_dev *d, u8 vector, u32 cpu)

@@ -165,8 +165,14 @@ static bool probe(void)
 	int v = trap_alloc_vector(virtio_blk_interrupt);
 	if (v >= 0 && pci_enable_msix(d, 0, (u8)v, smp_processor_id()))
 		vb->vd.vector = v;
-	if (!setup(vb))
+	else
+		trap_free_vector(v);            /* polling: nothing may keep the vector */
+	if (!setup(vb)) {
+		pci_disable_msi(d);
+		trap_free_vector(vb->vd.vector);
+		vb->vd.vector = -1;
 		return unusable(d, "feature negotiation or queue setup failed");
+	}
 	pr_info("virtio-blk: %s: %llu sectors (%llu MiB), queue of %u, %s%s, DMA mask 0x%llx\n",
 		d->name, vb->capacity, (vb->capacity * VIRTIO_BLK_SECTOR >> 20), vb->vq.ring.size,
 		vb->vd.vector >= 0 ? "MSI-X" : "polling", vb->read_only ? ", read-only" : "",

@@ -13,10 +13,19 @@
  *   pci: 00:03.0 [1234:11e8] class 00ff rev 10 irq A/11 caps msi,pcie
  *   pci: 00:03.0 BAR0 mem32 0xfea00000 size 1M
  *
+ * Accesses have the register's own width: a byte, a word or a dword,
+ * through ECAM or through port 0xcfc + (offset & 3). Never write a 16-bit
+ * register as part of its dword: Status (0x06), next to Command, has error
+ * bits that a written 1 clears (PCI 3.0, 6.2.3). A function can be given a
+ * struct pci_config_ops of its own (tests/kernel/pci_test.c builds one).
+ *
  * Interrupts: pci_enable_msix()/pci_enable_msi() send a vector to one CPU
  * (the message is an APIC write: address 0xfee00000 | apic_id << 12, data
  * = vector); pci_enable_intx() routes the legacy line through the I/O APIC
- * instead. Without any, drivers poll.
+ * instead. Without any, drivers poll. MSI and MSI-X are never on together;
+ * MSI's per-vector mask bit is cleared, an MSI-X entry is written while
+ * masked, and a table that does not fit its BAR is refused. A driver that
+ * falls back to polling gives its vector back (trap_free_vector()).
  */
 #ifndef PCI_H
 #define PCI_H
@@ -31,6 +40,14 @@
 #define PCI_CAP_VENDOR  0x09
 #define PCI_CAP_PCIE    0x10
 #define PCI_CAP_MSIX    0x11
+
+struct pci_dev;
+
+/* How a function's configuration space is reached: the hardware's, or a test's. */
+struct pci_config_ops {
+	u32 (*read)(const struct pci_dev *d, u32 off, u32 size);       /* size 1, 2 or 4 */
+	void (*write)(const struct pci_dev *d, u32 off, u32 size, u32 v);
+};
 
 struct pci_bar {
 	u64 base, size;         /* size 0: not implemented */
@@ -48,6 +65,7 @@ struct pci_dev {
 	u8 cap_msi, cap_msix;   /* config offsets, 0 if absent */
 	struct device dma;      /* the DMA API's view: name, masks, node */
 	char name[16];          /* "00:03.0" */
+	const struct pci_config_ops *config;    /* NULL: the hardware (ECAM or ports) */
 };
 
 void pci_init(void);
@@ -55,12 +73,15 @@ void pci_print(void);             /* the pci: lines again */
 
 /* The index-th function with vendor:device, or NULL. */
 struct pci_dev *pci_find(u16 vendor, u16 device, u32 index);
+/* The index-th function found at boot (any kind), or NULL past the last. */
+struct pci_dev *pci_dev_at(u32 index);
 
 u32 pci_read32(const struct pci_dev *d, u32 off);
 u16 pci_read16(const struct pci_dev *d, u32 off);
 u8 pci_read8(const struct pci_dev *d, u32 off);
 void pci_write32(const struct pci_dev *d, u32 off, u32 v);
 void pci_write16(const struct pci_dev *d, u32 off, u16 v);
+void pci_write8(const struct pci_dev *d, u32 off, u8 v);
 
 /* The next capability with this ID after offset from (0: the first); 0 if none. */
 u8 pci_find_cap(const struct pci_dev *d, u8 id, u8 from);

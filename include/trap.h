@@ -45,6 +45,8 @@ void trap_set_handler(unsigned vector, trap_handler_t handler);
 
 /* A free device vector, now routed to handler; -1 if none is left. */
 int trap_alloc_vector(trap_handler_t handler);
+void trap_free_vector(int vector);             /* give back what trap_alloc_vector() gave; <0 ignored */
+u32 trap_vectors_in_use(void);                 /* device vectors with a handler */
 
 /* "page fault", "general protection", ... or "interrupt" for vectors >= 32. */
 const char *trap_name(unsigned vector);

@@ -11,6 +11,7 @@
  *   each CPU's callback queue     nothing queued that never ran
  *   each slab cache's objects     every object freed (a cache the suite
  *                                 made must be empty or destroyed)
+ *   device interrupt vectors      every vector allocated given back
  *   each node's free pages        every page back, counting the pages the
  *                                 vm keeps for good (freed stacks stay mapped
  *                                 for the next thread; page tables stay)
@@ -26,6 +27,7 @@
 #include "rcu.h"
 #include "slab.h"
 #include "swiotlb.h"
+#include "trap.h"
 #include "vfs.h"
 #include "vm.h"
 
@@ -34,6 +36,7 @@
 struct resources {
 	u32 swiotlb_slabs;
 	u64 open_files;
+	u32 vectors;
 	u64 qlen[MAX_CPUS];
 	u32 ncaches;
 	struct kmem_cache *cache[LEAK_CACHES];
@@ -60,6 +63,7 @@ static void take(struct resources *r)
 	swiotlb_get_stats(&st);
 	r->swiotlb_slabs = st.used_slabs;
 	r->open_files = vfs_nr_files();
+	r->vectors = trap_vectors_in_use();
 	for (u32 cpu = 0; cpu < nr_cpus; cpu++)
 		r->qlen[cpu] = rcu_qlen(cpu);
 	r->ncaches = MIN(slab_caches(r->cache, LEAK_CACHES), (u32)LEAK_CACHES);
@@ -88,6 +92,7 @@ static void leaks_after(struct ktest *t)
 	take(&after);
 	EXPECT_EQ(t, after.swiotlb_slabs, before.swiotlb_slabs);
 	EXPECT_EQ(t, after.open_files, before.open_files);
+	EXPECT_EQ(t, after.vectors, before.vectors);
 	for (u32 cpu = 0; cpu < nr_cpus; cpu++)
 		if (after.qlen[cpu] != before.qlen[cpu])
 			ktest_fail(t, __FILE__, __LINE__, "cpu %u: %llu RCU callbacks queued, %llu before",

@@ -155,6 +155,21 @@ int trap_alloc_vector(trap_handler_t handler)
 	return found;
 }
 
+void trap_free_vector(int vector)
+{
+	if (vector >= VEC_DEVICE_FIRST && vector <= VEC_DEVICE_LAST)
+		handlers[vector] = NULL;
+}
+
+u32 trap_vectors_in_use(void)
+{
+	u32 n = 0;
+
+	for (unsigned v = VEC_DEVICE_FIRST; v <= VEC_DEVICE_LAST; v++)
+		n += handlers[v] != NULL;
+	return n;
+}
+
 /* Send the fault back to the innermost fault_catch(). */
 static void unwind_to_catcher(struct trap_frame *f)
 {

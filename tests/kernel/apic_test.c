@@ -167,7 +167,7 @@ static void self_ipi_arrives(struct ktest *t)
 	EXPECT_EQ(t, arrivals, 0);
 	sti();
 	arrived = wait_arrivals(1);
-	trap_set_handler((unsigned)vec, NULL);
+	trap_free_vector(vec);
 	EXPECT_TRUE(t, arrived);
 	EXPECT_EQ(t, arrivals, 1);
 	EXPECT_EQ(t, arrived_vector, (unsigned)vec);
@@ -199,7 +199,7 @@ static void isa_irq0_arrives_through_its_override(struct ktest *t)
 	outb(PIT_CH0_DATA, PIT_1MS >> 8);
 	arrived = wait_arrivals(1);
 	ioapic_mask_gsi(r.gsi);
-	trap_set_handler((unsigned)vec, NULL);
+	trap_free_vector(vec);
 	EXPECT_TRUE(t, arrived);
 	EXPECT_EQ(t, arrived_vector, (unsigned)vec);
 	EXPECT_EQ(t, entry, ioapic_entry((u8)vec, apic_read_id(), r, false));
@@ -218,7 +218,7 @@ static void unexpected_vector_does_not_stop_the_tick(struct ktest *t)
 	REQUIRE_APIC(t);
 	int vec = trap_alloc_vector(count_arrival);
 	ASSERT_GE(t, vec, VEC_DEVICE_FIRST);
-	trap_set_handler((unsigned)vec, NULL);          /* routed to nobody again */
+	trap_free_vector(vec);          /* routed to nobody again */
 	preempt_disable();                              /* this CPU's ticks, this CPU's APIC */
 	apic_send_ipi(apic_read_id(), (u8)vec);
 	udelay(1000);

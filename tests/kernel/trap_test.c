@@ -185,6 +185,26 @@ static void software_interrupt_reaches_handler(struct ktest *t)
 	EXPECT_EQ(t, seen_rax, 0x1234);
 }
 
+static void nothing(struct trap_frame *f) { (void)f; }
+
+/* A driver that falls back to polling gives its vector back (pci.h, issue 14). */
+static void device_vectors_are_given_back(struct ktest *t)
+{
+	u32 in_use = trap_vectors_in_use();
+	int a = trap_alloc_vector(nothing);
+
+	ASSERT_GE(t, a, VEC_DEVICE_FIRST);
+	EXPECT_EQ(t, trap_vectors_in_use(), in_use + 1);
+	trap_free_vector(a);
+	EXPECT_EQ(t, trap_vectors_in_use(), in_use);
+	int b = trap_alloc_vector(nothing);             /* the lowest free one: the same */
+	EXPECT_EQ(t, b, a);
+	trap_free_vector(b);
+	trap_free_vector(-1);                           /* "no vector" is ignored */
+	trap_free_vector(0x80);                         /* not a device vector: untouched */
+	EXPECT_EQ(t, trap_vectors_in_use(), in_use);
+}
+
 static void inner_faults(void *arg)
 {
 	struct fault_info *inner = arg;
@@ -215,6 +235,7 @@ static const struct ktest_case trap_cases[] = {
 	KTEST(breakpoint_is_a_trap),
 	KTEST(double_fault_runs_on_ist_stack),
 	KTEST(software_interrupt_reaches_handler),
+	KTEST(device_vectors_are_given_back),
 	KTEST(catches_nest),
 	{},
 };
