@@ -516,8 +516,14 @@ static void a_full_pool_makes_mappers_wait(struct ktest *t)
 	free_pages(high, 0);
 }
 
-/* Two CPUs unmapping one mapping at once: exactly one of them does it. */
+/*
+ * Two CPUs unmapping one mapping at once: exactly one of them does it. The
+ * mapping is 64 KiB read from the device, so the winner copies out for a
+ * while: long enough for the other to look the mapping up unless the first
+ * claimed it.
+ */
 #define RACE_ROUNDS 50
+#define RACE_BYTES (64 * 1024)
 struct racing_unmap {
 	volatile u64 addr;
 	volatile u32 round, ready;
@@ -532,7 +538,7 @@ static void unmap_racer(void *arg)
 	for (u32 round = 1; round <= RACE_ROUNDS; round++) {
 		while (r->round < round)
 			cpu_relax();
-		if (swiotlb_unmap(r->addr, 2048, DMA_TO_DEVICE))
+		if (swiotlb_unmap(r->addr, RACE_BYTES, DMA_FROM_DEVICE))
 			r->won[me]++;
 		__atomic_fetch_add(&r->ready, 1, __ATOMIC_ACQ_REL);
 	}
@@ -549,8 +555,8 @@ static void a_double_unmap_race_frees_once(struct ktest *t)
 		KTEST_SKIP(t, "no pool");
 	if (nr_cpus_online < 2)
 		KTEST_SKIP(t, "one CPU");
-	u8 *buf = kmalloc(2048, 0);
-	ASSERT_TRUE(t, buf != NULL);
+	struct page *pg = alloc_pages(4, NODE_ANY, 0);
+	ASSERT_TRUE(t, pg != NULL);
 	r = (struct racing_unmap){ 0 };
 	swiotlb_get_stats(&st);
 	struct thread *one = thread_create("unmap-a", unmap_racer, &r, nr_cpus - 1);
@@ -559,7 +565,7 @@ static void a_double_unmap_race_frees_once(struct ktest *t)
 	for (u32 round = 1; round <= RACE_ROUNDS; round++) {
 		while (r.ready < 2 * round)
 			cond_resched();
-		r.addr = swiotlb_map(virt_to_phys(buf), 2048, DMA_TO_DEVICE);
+		r.addr = swiotlb_map(page_to_phys(pg), RACE_BYTES, DMA_FROM_DEVICE);
 		__atomic_store_n(&r.round, round, __ATOMIC_RELEASE);
 	}
 	thread_join(one);
@@ -569,7 +575,7 @@ static void a_double_unmap_race_frees_once(struct ktest *t)
 	EXPECT_EQ(t, end.unmaps - st.unmaps, RACE_ROUNDS);
 	EXPECT_EQ(t, end.bad_unmaps - st.bad_unmaps, RACE_ROUNDS);
 	EXPECT_EQ(t, end.used_slabs, st.used_slabs);
-	kfree(buf);
+	free_pages(pg, 4);
 }
 
 /* --- dma.debug=on: the DMA API checks its callers ----------------------------------- */

@@ -208,6 +208,72 @@ out:
 	free_pages(dst, 0);
 }
 
+/*
+ * A 4 MiB block of RAM below 4 GiB but past 28 bits, or NULL: blocks are
+ * taken until one lies there (at most the 64 that fit below 256 MiB, plus
+ * one), the others given back.
+ */
+static struct page *block_past_28_bits(void)
+{
+	static struct page *below[128];
+	struct page *found = NULL;
+	u32 n = 0;
+
+	while (n < ARRAY_SIZE(below)) {
+		struct page *pg = alloc_pages(MAX_ORDER, NODE_ANY, ALLOC_DMA32);
+		if (!pg)
+			break;
+		if (page_to_phys(pg) > DMA_BIT_MASK(28)) {
+			found = pg;
+			break;
+		}
+		below[n++] = pg;
+	}
+	while (n)
+		free_pages(below[--n], MAX_ORDER);
+	return found;
+}
+
+/*
+ * A buffer between 256 MiB and 4 GiB: within the story machines' 32-bit
+ * mask (it goes to the device as it is), past pair's 28-bit one (bounced,
+ * or refused when the pool is out of reach too). Either way, what the
+ * device reads must be the buffer: given as it is to a device that cannot
+ * reach it, the device would read addr & its mask instead. The device's
+ * own behaviour is the judge, not the driver's idea of its mask.
+ */
+static void a_buffer_past_28_bits_arrives_or_is_refused(struct ktest *t)
+{
+	NEED_EDU(t, e);
+	struct device *dev = &e->pci->dma;
+	struct page *blk = block_past_28_bits();
+
+	if (!blk)
+		KTEST_SKIP(t, "no free memory between 256 MiB and 4 GiB");
+	u8 *in = page_address(blk);
+
+	pattern_fill(in, LEN, 0x6b);
+	memset(image_buffer[1], 0, LEN);
+	dma_addr_t a = dma_map_single(dev, in, LEN, DMA_TO_DEVICE);
+	if (dma_mapping_error(dev, a)) {
+		EXPECT_FALSE(t, pool_reachable(dev));   /* refused only when the pool is out of reach */
+		ktest_log(t, "a buffer at 0x%llx refused: no bounce pool within mask 0x%llx",
+			  page_to_phys(blk), dev->dma_mask);
+		goto out;
+	}
+	EXPECT_TRUE(t, edu_dma(e, a, 0, LEN, false));
+	dma_unmap_single(dev, a, LEN, DMA_TO_DEVICE);
+	dma_addr_t b = dma_map_single(dev, image_buffer[1], LEN, DMA_FROM_DEVICE);
+	ASSERT_FALSE(t, dma_mapping_error(dev, b));
+	EXPECT_TRUE(t, edu_dma(e, b, 0, LEN, true));
+	dma_unmap_single(dev, b, LEN, DMA_FROM_DEVICE);
+	EXPECT_TRUE(t, pattern_ok(image_buffer[1], LEN, 0x6b)); /* what the device read was the buffer */
+	ktest_log(t, "a buffer at 0x%llx went to the device as 0x%llx (mask 0x%llx)",
+		  page_to_phys(blk), a, dev->dma_mask);
+out:
+	free_pages(blk, MAX_ORDER);
+}
+
 /* rc4 plus the map-anyway option: the device reads the low alias. */
 static void rc4_device_reads_the_truncated_address(struct ktest *t)
 {
@@ -256,6 +322,7 @@ static const struct ktest_case edu_cases[] = {
 	KTEST(transfers_out_of_the_buffer_are_refused),
 	KTEST(two_threads_transfer_at_once),
 	KTEST(high_buffers_round_trip),
+	KTEST(a_buffer_past_28_bits_arrives_or_is_refused),
 	KTEST(rc4_device_reads_the_truncated_address),
 	{},
 };
