@@ -380,7 +380,7 @@ bool pci_enable_msi(struct pci_dev *d, u8 vector, u32 cpu)
 
 	if (!cap || cpu >= nr_cpus || percpu[cpu].apic_id > 0xff)
 		return false;
-	msix_off(d);                            /* never both (PCI 3.0, 6.8.2) */
+	msix_off(d);                            /* never both (PCI 3.0, 6.8) */
 	u16 ctrl = pci_read16(d, cap + 2u);
 	bool is64 = ctrl & MSI_CTRL_64BIT;
 	pci_write32(d, cap + 4u, msi_address(cpu));
@@ -414,7 +414,7 @@ bool pci_enable_msix(struct pci_dev *d, u32 entry, u8 vector, u32 cpu)
 	u8 *bar = pci_map_bar(d, (int)bir);
 	if (!bar)
 		return false;
-	msi_off(d);                             /* never both (PCI 3.0, 6.8.2) */
+	msi_off(d);                             /* never both (PCI 3.0, 6.8) */
 	volatile u32 *e = (volatile u32 *)(bar + offset + 16 * entry);
 	e[3] = 1;                               /* masked while it is written */
 	e[0] = msi_address(cpu);

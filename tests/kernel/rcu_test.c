@@ -383,8 +383,12 @@ static void count_hits_enfile_against_a_hog(struct ktest *t)
  * Measured on story under TCG with nothing else running: peak qlen 13,838
  * to 16,755 (qhimark plus 3,800 to 6,800; about 6,000 iterations per grace
  * period); with another 4-CPU boot competing, up to 22,790; with an 8-CPU
- * boot competing, 35,730 once in three runs. Asserted: at most 4 x qhimark,
- * which still keeps the queue clear of max_files (50,044).
+ * boot competing, 35,730 once in three runs; on pair (2 CPUs), alone,
+ * 44,090 once in seven. How far below the file limit a grace period ends
+ * depends on how the host schedules the virtual CPUs, so the assertion is
+ * the outcome that does not: the queue never reaches max_files (50,044),
+ * where rc4 and batch10k hit ENFILE. A tight bound is a claim for a
+ * deterministic simulator, not for TCG; the peak is logged.
  */
 static void fqs_survives_a_hog_with_a_bounded_queue(struct ktest *t)
 {
@@ -397,7 +401,9 @@ static void fqs_survives_a_hog_with_a_bounded_queue(struct ktest *t)
 	EXPECT_EQ(t, r.iterations, n);
 	EXPECT_GE(t, r.fqs_rounds, 1);
 	EXPECT_GT(t, r.gps, 2);
-	EXPECT_LE(t, r.peak_qlen, 4 * rcu_qhimark_value());
+	EXPECT_LT(t, r.peak_qlen, vfs_max_files());
+	ktest_log(t, "peak qlen %llu (qhimark %llu), %llu grace periods", r.peak_qlen,
+		  rcu_qhimark_value(), r.gps);
 }
 
 /* rc5's larger batch cannot help when no grace period ends at all. */
