@@ -171,15 +171,7 @@ $(B)/host/unit: $(HOST_MODULES) $(HOST_TESTS) $(wildcard include/*.h)
 host-test: $(B)/host/unit
 	$(B)/host/unit
 
-test: $(B)/testbed.iso $(B)/host/unit $(B)/kernel-alone.elf \
-		$(FUZZ_TARGETS:%=$(B)/fuzz-replay/%) | deps
-	$(PYTHON) tests/test_run.py
-	$(PYTHON) scripts/fuzz.py replay $(FUZZ_TARGETS)
-	$(PYTHON) scripts/docs_check.py
-	$(PYTHON) scripts/interface_check.py
-	$(PYTHON) tests/run.py test --accel $(ACCEL) --host $(B)/host/unit --matrix tests/matrix
-
-# --- fuzzing ----------------------------------------------------------------
+# --- fuzzing (the variables: make test needs them) -----------------------------
 #
 # One libFuzzer target per parser or state machine that takes input from
 # outside (tests/fuzz/, docs/testing.md). make fuzz runs each for
@@ -196,6 +188,15 @@ FUZZ_CFLAGS  := -std=gnu11 -O1 -g -Wall -Wextra -Werror -Wno-unused-parameter \
 	-iquote include -iquote tests/host -DHOST_TEST -fno-omit-frame-pointer
 fuzz_src = $(if $(filter $(ACPI_TABLES),$1),tests/fuzz/acpi_tables.c,tests/fuzz/$1.c)
 fuzz_def = $(if $(filter $(ACPI_TABLES),$1),-DTABLE=$(shell echo $1 | tr a-z A-Z))
+
+test: $(B)/testbed.iso $(B)/host/unit $(B)/kernel-alone.elf \
+		$(FUZZ_TARGETS:%=$(B)/fuzz-replay/%) | deps
+	$(PYTHON) tests/test_run.py
+	B=$(B) $(PYTHON) scripts/fuzz.py replay $(FUZZ_TARGETS)
+	$(PYTHON) scripts/docs_check.py
+	$(PYTHON) scripts/interface_check.py
+	$(PYTHON) tests/run.py test --accel $(ACCEL) --host $(B)/host/unit --matrix tests/matrix
+
 
 $(B)/fuzz/obj/%.o: %.c $(wildcard include/*.h tests/host/*.h)
 	@mkdir -p $(dir $@)
@@ -221,10 +222,10 @@ endef
 $(foreach t,$(FUZZ_TARGETS),$(eval $(call fuzz_rules,$t)))
 
 fuzz: $(FUZZ_TARGETS:%=$(B)/fuzz/%) | fuzz-deps
-	$(PYTHON) scripts/fuzz.py run --seconds $(FUZZ_SECONDS) $(FUZZ_TARGETS)
+	B=$(B) $(PYTHON) scripts/fuzz.py run --seconds $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 
 fuzz-replay: $(FUZZ_TARGETS:%=$(B)/fuzz-replay/%)
-	$(PYTHON) scripts/fuzz.py replay $(FUZZ_TARGETS)
+	B=$(B) $(PYTHON) scripts/fuzz.py replay $(FUZZ_TARGETS)
 
 # The kernel built by clang, in a build folder of its own, booted once
 # through the story machine's whole in-kernel suite.

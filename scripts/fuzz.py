@@ -2,7 +2,7 @@
 """fuzz.py - run the fuzz targets (make fuzz) or replay their corpora (make test).
 
   fuzz.py run --seconds S TARGET...   libFuzzer, S seconds each, on a work
-      corpus in build/fuzz/corpus/TARGET seeded from tests/fuzz/corpus/TARGET;
+      corpus in $B/fuzz/corpus/TARGET ($B: the build directory, default build) seeded from tests/fuzz/corpus/TARGET;
       crashes land in build/fuzz/crashes/. One line per target: executions,
       edges covered, corpus size, and any crash. Exits 1 on a crash.
   fuzz.py replay TARGET...            every saved input through the gcc build
@@ -22,8 +22,9 @@ import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SEEDS = os.path.join('tests', 'fuzz', 'corpus')
-WORK = os.path.join('build', 'fuzz', 'corpus')
-CRASHES = os.path.join('build', 'fuzz', 'crashes')
+BUILD = os.environ.get('B', 'build')     # the Makefile's build directory
+WORK = os.path.join(BUILD, 'fuzz', 'corpus')
+CRASHES = os.path.join(BUILD, 'fuzz', 'crashes')
 
 
 def run_target(target, seconds):
@@ -31,13 +32,13 @@ def run_target(target, seconds):
     work, seeds = os.path.join(WORK, target), os.path.join(SEEDS, target)
     os.makedirs(os.path.join(ROOT, work), exist_ok=True)
     os.makedirs(os.path.join(ROOT, CRASHES), exist_ok=True)
-    cmd = [os.path.join('build', 'fuzz', target), f'-max_total_time={seconds}',
+    cmd = [os.path.join(BUILD, 'fuzz', target), f'-max_total_time={seconds}',
            '-print_final_stats=1', f'-artifact_prefix={CRASHES}/{target}-', work]
     if os.path.isdir(os.path.join(ROOT, seeds)):
         cmd.append(seeds)
     done = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
     log = done.stderr
-    with open(os.path.join(ROOT, 'build', 'fuzz', f'{target}.log'), 'w') as f:
+    with open(os.path.join(ROOT, BUILD, 'fuzz', f'{target}.log'), 'w') as f:
         f.write(log)
     execs = re.search(r'stat::number_of_executed_units:\s*(\d+)', log)
     cov = re.findall(r'\bcov: (\d+)', log)
@@ -59,7 +60,7 @@ def replay_target(target):
     seeds = os.path.join(SEEDS, target)
     if not os.path.isdir(os.path.join(ROOT, seeds)) or not os.listdir(os.path.join(ROOT, seeds)):
         return False, f'replay {target}: no saved corpus in {seeds}'
-    done = subprocess.run([os.path.join('build', 'fuzz-replay', target), seeds], cwd=ROOT,
+    done = subprocess.run([os.path.join(BUILD, 'fuzz-replay', target), seeds], cwd=ROOT,
                           capture_output=True, text=True, timeout=300)
     count = re.search(r': (\d+) inputs', done.stdout)
     if done.returncode:
@@ -73,7 +74,7 @@ def replay_target(target):
 def save_target(target):
     seeds = os.path.join(SEEDS, target)
     os.makedirs(os.path.join(ROOT, seeds), exist_ok=True)
-    done = subprocess.run([os.path.join('build', 'fuzz', target), '-merge=1', seeds,
+    done = subprocess.run([os.path.join(BUILD, 'fuzz', target), '-merge=1', seeds,
                            os.path.join(WORK, target)], cwd=ROOT, capture_output=True, text=True)
     added = re.search(r'MERGE-OUTER: (\d+) new files', done.stderr)
     return done.returncode == 0, f'save {target}: {added.group(1) if added else "?"} new inputs'
