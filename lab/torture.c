@@ -18,7 +18,7 @@
 #define TORTURE_ALIVE   0x600dcafe
 #define RETIRED_MAX     64
 #define NOISE_EVERY     16              /* a reader queues noise once in this many reads */
-#define YIELD_EVERY     64              /* ...and gives its CPU away once in this many */
+#define YIELD_EVERY     16              /* ...and gives its CPU away once in this many */
 #define MAX_RUN_NS      (30UL * 1000 * 1000 * 1000)
 
 static u64 torture_seconds;
