@@ -74,7 +74,8 @@ CORE_C     := $(wildcard kernel/*.c drivers/*.c)
 CORE_ASM   := boot/boot.asm boot/trampoline.asm kernel/entry.asm kernel/switch.asm
 CORE_OBJ   := $(CORE_C:%.c=$(B)/%.o) $(CORE_ASM:%.asm=$(B)/%.asm.o)
 LAB_C      := $(wildcard lab/*.c tests/kernel/*.c)
-LAB_OBJ    := $(LAB_C:%.c=$(B)/%.o)
+LAB_ASM    := $(wildcard lab/*.asm tests/kernel/*.asm)
+LAB_OBJ    := $(LAB_C:%.c=$(B)/%.o) $(LAB_ASM:%.asm=$(B)/%.asm.o)
 KERNEL_OBJ := $(CORE_OBJ) $(LAB_OBJ)
 $(LAB_OBJ): CFLAGS += -iquote lab
 

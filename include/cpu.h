@@ -2,10 +2,22 @@
  * cpu.h - what this CPU is and the descriptor tables it runs with.
  *
  * cpu_identify() reads CPUID once into struct cpu_info; cpu_load_tables()
- * loads a CPU's own GDT (null, 64-bit code, data, and the TSS) and TSS.
- * In 64-bit mode the TSS no longer switches tasks; it holds the Interrupt
- * Stack Table: the stacks the CPU switches to for the double fault and NMI
- * vectors, so that they run even when the current stack is what broke.
+ * loads a CPU's own GDT and TSS. In 64-bit mode the TSS no longer switches
+ * tasks; it holds the stacks the CPU switches to: RSP0, the kernel stack
+ * an interrupt from user mode lands on, and the Interrupt Stack Table, the
+ * stacks of the double fault and NMI vectors, so that they run even when
+ * the current stack is what broke.
+ *
+ * The GDT, in the order SYSCALL and SYSRET need (user data right below
+ * user code, 8 bytes above STAR's base; Intel SDM vol. 2, SYSRET):
+ *
+ *   0x00  null
+ *   0x08  kernel code, 64-bit      KERNEL_CS
+ *   0x10  kernel data              KERNEL_DS
+ *   0x18  null                     (SYSRET's 32-bit user code: never used)
+ *   0x20  user data, DPL 3         USER_DS = 0x23 (RPL 3)
+ *   0x28  user code, 64-bit, DPL 3 USER_CS = 0x2b (RPL 3)
+ *   0x30  TSS (16 bytes)           TSS_SEL
  */
 #ifndef CPU_H
 #define CPU_H
@@ -14,7 +26,10 @@
 
 #define KERNEL_CS   0x08
 #define KERNEL_DS   0x10
-#define TSS_SEL     0x18
+#define USER_BASE_SEL 0x18      /* STAR[63:48]: SYSRET loads SS = +8, CS = +16 */
+#define USER_DS     0x23
+#define USER_CS     0x2b
+#define TSS_SEL     0x30
 
 #define IST_DOUBLE_FAULT 1      /* TSS.IST1: vector 8 */
 #define IST_NMI          2      /* TSS.IST2: vector 2 */
@@ -22,7 +37,7 @@
 /* The 64-bit TSS: no task switching any more, just the stacks the CPU may switch to. */
 struct tss {
 	u32 reserved0;
-	u64 rsp[3];             /* stacks for privilege changes: unused (ring 0 only) */
+	u64 rsp[3];             /* rsp[0]: the stack for interrupts from user mode */
 	u64 reserved1;
 	u64 ist[7];             /* ist[n - 1] is ISTn */
 	u64 reserved2;
@@ -32,7 +47,7 @@ struct tss {
 
 /* Each CPU's own GDT and TSS (the TSS holds its own IST stacks). */
 struct cpu_tables {
-	u64 gdt[5] __aligned(16);       /* null, code, data, TSS (two slots) */
+	u64 gdt[8] __aligned(16);       /* the table above; the TSS takes two slots */
 	struct tss tss;
 };
 
@@ -42,6 +57,7 @@ struct cpu_info {
 	u32 max_leaf, max_ext_leaf;
 	u32 family, model, stepping;
 	bool nx, pdpe1gb, x2apic, tsc_deadline, invariant_tsc, hypervisor;
+	bool smep, smap;        /* the kernel may not execute (SMEP) or touch (SMAP) user pages */
 	char hypervisor_id[13];  /* "TCGTCGTCGTCG", "KVMKVMKVM" or "" */
 };
 

@@ -76,9 +76,13 @@ bool rcu_mode_by_name(const char *name, enum rcu_mode *mode);
 
 u64 rcu_qhimark_value(void);            /* rcu.qhimark */
 
-/* Scheduler hooks: a pass through schedule(); a tick (idle or not). */
+/*
+ * Scheduler hooks: a pass through schedule(); a tick, quiescent when it
+ * landed in the idle thread or in user mode (2.6.14's
+ * rcu_check_callbacks(cpu, user)), not when it landed in the kernel.
+ */
 void rcu_note_context_switch(void);
-void rcu_tick(bool idle);
+void rcu_tick(bool quiescent);
 
 /* Interrupt exit, interrupts off: process callbacks if the tick asked for it. */
 void rcu_irq_exit(void);

@@ -18,7 +18,7 @@
  *
  * RCU (kernel/rcu.c) hooks in at two places: every pass through schedule() is a
  * quiescent state for the CPU, even when the same thread keeps running, and
- * so is every tick that lands in the idle thread.
+ * so is every tick that lands in the idle thread or in user mode.
  */
 #ifndef SCHED_H
 #define SCHED_H
@@ -29,6 +29,8 @@
 #include "types.h"
 
 enum thread_state { THREAD_RUNNABLE, THREAD_RUNNING, THREAD_BLOCKED, THREAD_DEAD };
+
+struct user_task;
 
 struct thread {
 	u64 rsp;                        /* saved stack pointer: switch_to() */
@@ -48,6 +50,9 @@ struct thread {
 	struct thread *joiner;          /* waiting in thread_join() */
 	u64 switches;                   /* times switched in */
 	u64 ticks;                      /* ticks it was running for */
+	u64 user_ticks;                 /* ...of which in user mode */
+	u64 kstack_user;                /* in user mode: its kernel stack's top for traps (user.c) */
+	struct user_task *user;         /* the user program it runs, if any */
 };
 
 /* Start the scheduler on the boot CPU; the caller becomes its first thread. */
@@ -80,8 +85,8 @@ void yield(void);
 /* The scheduler proper. Preemption must be allowed (preempt_count 0). */
 void schedule(void);
 
-/* Timer tick on this CPU (interrupts off): slices, idle accounting, RCU. */
-void sched_tick(void);
+/* Timer tick on this CPU (interrupts off): slices, idle accounting, RCU; user: it landed in user mode. */
+void sched_tick(bool user);
 
 /* Called on interrupt exit: switch if the interrupted code may be preempted. */
 void sched_preempt_irq(void);

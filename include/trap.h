@@ -33,6 +33,29 @@ enum {
 	VEC_DEVICE_LAST = 0xdf,
 };
 
+/* The vector field of a system call's frame (kernel/entry.asm's syscall_entry). */
+#define SYSCALL_VECTOR 0x100
+
+/* Did the frame come from user mode (CPL 3)? */
+static inline bool trap_from_user(const struct trap_frame *f)
+{
+	return (f->cs & 3) == 3;
+}
+
+/*
+ * A setjmp/longjmp pair (kernel/entry.asm): kjmp_set() saves the
+ * callee-saved registers, stack pointer and return address and returns 0;
+ * a frame rewritten by trap_resume_at() "returns" from it a second time,
+ * with 1. fault_catch() and user_run() are built on it.
+ */
+struct kjmp {
+	u64 rbx, rbp, r12, r13, r14, r15, rsp, rip;
+};
+int kjmp_set(struct kjmp *buf) __attribute__((returns_twice));
+
+/* Make the frame's iretq land in kjmp_set()'s second return, in the kernel (RFLAGS kept). */
+void trap_resume_at(struct trap_frame *f, struct kjmp *jmp);
+
 typedef void (*trap_handler_t)(struct trap_frame *f);
 
 void trap_init(void);

@@ -11,6 +11,11 @@
  *   0xffffffff80000000  kernel image (-2 GiB): text read-only and executable,
  *                       rodata read-only, data and bss read-write, both NX;
  *                       each stack's guard page is left unmapped.
+ *   below 0x800000000000 user mode (kernel/user.c): the only pages with the
+ *                       user bit, set at every level of their walk; every
+ *                       kernel page lacks it, so user mode cannot touch
+ *                       the kernel, and SMEP/SMAP (where the CPU has them)
+ *                       keep the kernel from running or touching user pages.
  * Nothing else is mapped: address 0 faults, so does anything not listed.
  */
 #ifndef VM_H
@@ -28,6 +33,7 @@
 /* Page-table entry bits (Intel SDM vol. 3, 4.5). */
 #define PTE_P           (1UL << 0)      /* present */
 #define PTE_W           (1UL << 1)      /* writable */
+#define PTE_U           (1UL << 2)      /* user mode may access (needed at every level) */
 #define PTE_PWT         (1UL << 3)      /* with PCD: selects the PAT entry */
 #define PTE_PCD         (1UL << 4)
 #define PTE_A           (1UL << 5)
@@ -110,6 +116,17 @@ static inline bool vm_mapped(u64 va)
 	return vm_translate(va, NULL, NULL) != (u64)-1;
 }
 
+/* The user half of the address space: [0, USER_TOP). */
+#define USER_TOP        0x0000800000000000UL
+
+/*
+ * Map [va, va + size) of the user half to [pa, ...) as user pages: read
+ * only or writable, executable or not. Page-aligned; false if va is not
+ * in the user half or page tables ran out.
+ */
+bool vm_map_user(u64 va, u64 pa, u64 size, bool writable, bool exec);
+void vm_unmap_user(u64 va, u64 size);
+
 /*
  * From now on take page-table pages from alloc (a zeroed page's physical
  * address, 0 when out) instead of the boot pool: set once the page
@@ -133,6 +150,8 @@ void vm_free_stack(u64 top);
  * counts them with the free pages.
  */
 u64 vm_pages_kept(int node);
+/* Count pages kept for good (+) or given back (-) at pa's node in vm_pages_kept(). */
+void vm_count_kept(u64 pa, s64 pages);
 
 /* Bytes of RAM the direct map covers, and the page-table pages in use. */
 extern u64 vm_direct_mapped;

@@ -126,13 +126,23 @@ static inline void irq_restore(u64 flags)
 		sti();
 }
 
-/* Control register and MSR bits used by the boot path. */
+/* Control register and MSR bits used by the boot path and by user mode. */
 #define CR0_WP        (1UL << 16)
 #define CR4_PAE       (1UL << 5)
 #define CR4_PGE       (1UL << 7)
+#define CR4_SMEP      (1UL << 20)       /* no kernel execution of user pages */
+#define CR4_SMAP      (1UL << 21)       /* no kernel access to user pages unless RFLAGS.AC */
 #define MSR_EFER      0xc0000080
+#define EFER_SCE      (1UL << 0)        /* SYSCALL/SYSRET enabled */
 #define EFER_NXE      (1UL << 11)
+#define MSR_STAR      0xc0000081        /* SYSCALL's and SYSRET's selectors */
+#define MSR_LSTAR     0xc0000082        /* SYSCALL's 64-bit entry point */
+#define MSR_SFMASK    0xc0000084        /* RFLAGS bits SYSCALL clears */
 #define MSR_PAT       0x277
 #define MSR_GS_BASE   0xc0000101
+#define MSR_KERNEL_GS_BASE 0xc0000102   /* what SWAPGS exchanges GS base with */
+#define RFLAGS_TF     (1UL << 8)
+#define RFLAGS_DF     (1UL << 10)
+#define RFLAGS_AC     (1UL << 18)
 
 #endif

@@ -3,9 +3,11 @@
  *
  * The GDT of a 64-bit kernel is almost empty: segmentation is off, but CS
  * must still name a 64-bit code descriptor, SS a data descriptor, and the
- * TR register a TSS descriptor (16 bytes in long mode). The TSS carries
- * the IST stacks (see cpu.h); boot.asm's .stacks section provides them,
- * each with an unmapped guard page below.
+ * TR register a TSS descriptor (16 bytes in long mode); user mode needs a
+ * code and a data descriptor of privilege level 3 (the table is in cpu.h).
+ * The TSS carries the IST stacks (see cpu.h); boot.asm's .stacks section
+ * provides them, each with an unmapped guard page below. Its RSP0 is set
+ * by the scheduler for a thread in user mode (kernel/user.c).
  */
 #include "cpu.h"
 #include "kstring.h"
@@ -50,6 +52,11 @@ void cpu_identify(void)
 		memcpy(ci->hypervisor_id + 4, &c, 4);
 		memcpy(ci->hypervisor_id + 8, &d, 4);
 	}
+	if (ci->max_leaf >= 7) {
+		cpuid(7, 0, &a, &b, &c, &d);
+		ci->smep = b & (1u << 7);
+		ci->smap = b & (1u << 20);
+	}
 	cpuid(0x80000000, 0, &ci->max_ext_leaf, &b, &c, &d);
 	if (ci->max_ext_leaf >= 0x80000001) {
 		cpuid(0x80000001, 0, &a, &b, &c, &d);
@@ -90,7 +97,10 @@ void cpu_load_tables(struct cpu_tables *t, u64 df_stack_top, u64 nmi_stack_top)
 	t->gdt[0] = 0;
 	t->gdt[1] = 0x00af9a000000ffff; /* 0x08: code, 64-bit (L), present, DPL 0 */
 	t->gdt[2] = 0x00cf92000000ffff; /* 0x10: data, writable, present, DPL 0 */
-	set_tss_descriptor(&t->gdt[3], (u64)&t->tss, sizeof(struct tss) - 1);
+	t->gdt[3] = 0;                  /* 0x18: SYSRET's 32-bit code, never used */
+	t->gdt[4] = 0x00cff2000000ffff; /* 0x20: data, writable, present, DPL 3 */
+	t->gdt[5] = 0x00affa000000ffff; /* 0x28: code, 64-bit (L), present, DPL 3 */
+	set_tss_descriptor(&t->gdt[6], (u64)&t->tss, sizeof(struct tss) - 1);
 
 	/*
 	 * Load the GDT, reload CS with a far return, the data segments, then TR.

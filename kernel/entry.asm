@@ -14,17 +14,41 @@
 ; of 16: the CPU aligned RSP to 16 before pushing, so RSP is aligned again
 ; at the call, as the C ABI expects.
 ;
+; From user mode (CS's low bits 3) the entry also swaps GS: in user mode
+; the GS base is the user's (0) and MSR_KERNEL_GS_BASE holds this CPU's
+; struct percpu; SWAPGS exchanges the two, and the exit swaps back if it
+; returns to user mode. The NMI, the double fault and the machine check
+; may arrive anywhere, even between an entry and its SWAPGS, so they look
+; at the GS base itself (a kernel address has its top bit set): Linux's
+; "paranoid" entry.
+;
+; SYSCALL (syscall_entry) builds the same frame on the kernel stack, with
+; vector SYSCALL_VECTOR, runs syscall_dispatch() with interrupts on, and
+; returns with iretq like any trap. user_enter() is the first entry into
+; user mode (kernel/user.c).
+;
 ; Also here: kjmp_set/kjmp_resume, a setjmp/longjmp pair that lets the
 ; trap handler send a deliberate fault back to the code that expected it
-; (see fault_catch() in kernel/trap.c).
+; (see fault_catch() in kernel/trap.c), and a user program's exit back to
+; user_run().
 
 bits 64
 section .text
 
-extern trap_dispatch
+extern trap_dispatch, syscall_dispatch
+
+USER_CS         equ 0x2b
+USER_DS         equ 0x23
+SYSCALL_VECTOR  equ 0x100        ; the vector field of a system call's frame
+MSR_GS_BASE     equ 0xc0000101
+PERCPU_USER_RSP equ 8            ; struct percpu (include/percpu.h)
+PERCPU_KERNEL_RSP equ 16
 
 ; Vectors whose exceptions push an error code.
 %define HAS_ERROR(v) ((v) == 8 || (v) == 10 || (v) == 11 || (v) == 12 || (v) == 13 || (v) == 14 || (v) == 17 || (v) == 21 || (v) == 29 || (v) == 30)
+
+; Vectors that may arrive between an entry and its SWAPGS.
+%define PARANOID(v) ((v) == 2 || (v) == 8 || (v) == 18)
 
 %macro STUB 1
 align 16
@@ -33,16 +57,14 @@ trap_stub_%1:
 	push 0
 %endif
 	push %1
+%if PARANOID(%1)
+	jmp paranoid_common
+%else
 	jmp trap_common
+%endif
 %endmacro
 
-%assign v 0
-%rep 256
-	STUB v
-%assign v v + 1
-%endrep
-
-trap_common:
+%macro SAVE_REGS 0
 	push rax
 	push rbx
 	push rcx
@@ -58,9 +80,9 @@ trap_common:
 	push r13
 	push r14
 	push r15
-	cld                             ; the C ABI wants DF clear
-	mov rdi, rsp
-	call trap_dispatch
+%endmacro
+
+%macro RESTORE_REGS 0
 	pop r15
 	pop r14
 	pop r13
@@ -76,7 +98,117 @@ trap_common:
 	pop rcx
 	pop rbx
 	pop rax
+%endmacro
+
+%assign v 0
+%rep 256
+	STUB v
+%assign v v + 1
+%endrep
+
+; [rsp] vector, [rsp + 8] error code, [rsp + 16] RIP, [rsp + 24] CS
+trap_common:
+	test byte [rsp + 24], 3
+	jz .from_kernel
+	swapgs                          ; from user mode: the kernel's GS base
+.from_kernel:
+	SAVE_REGS
+	cld                             ; the C ABI wants DF clear
+	mov rdi, rsp
+	call trap_dispatch
+	RESTORE_REGS
 	add rsp, 16                     ; vector and error code
+	test byte [rsp + 8], 3          ; the frame's CS: back to user mode?
+	jz .to_kernel
+	swapgs
+.to_kernel:
+	iretq
+
+; The NMI, double fault and machine check: decide by the GS base itself.
+paranoid_common:
+	SAVE_REGS
+	mov ecx, MSR_GS_BASE
+	rdmsr
+	xor ebx, ebx                    ; rbx (kept across the call): 1 if we swapped
+	test edx, edx
+	js .kernel_gs                   ; top bit set: already the kernel's
+	swapgs
+	mov ebx, 1
+.kernel_gs:
+	cld
+	mov rdi, rsp
+	call trap_dispatch
+	test ebx, ebx
+	jz .no_swap
+	swapgs
+.no_swap:
+	RESTORE_REGS
+	add rsp, 16
+	iretq
+
+; SYSCALL: RIP in RCX, RFLAGS in R11, still on the user stack, interrupts
+; off (MSR_SFMASK clears IF). Build a trap frame on this thread's kernel
+; stack (percpu.kernel_rsp, set by user_enter and the scheduler).
+global syscall_entry
+syscall_entry:
+	swapgs
+	mov [gs:PERCPU_USER_RSP], rsp
+	mov rsp, [gs:PERCPU_KERNEL_RSP]
+	push USER_DS                    ; ss
+	push qword [gs:PERCPU_USER_RSP] ; rsp
+	push r11                        ; rflags
+	push USER_CS                    ; cs
+	push rcx                        ; rip
+	push 0                          ; error code
+	push SYSCALL_VECTOR
+	SAVE_REGS
+	cld
+	sti                             ; system calls run with interrupts on
+	mov rdi, rsp
+	call syscall_dispatch
+	cli
+	RESTORE_REGS
+	add rsp, 16
+	test byte [rsp + 8], 3          ; exit() and a kill return into the kernel
+	jz .to_kernel
+	swapgs
+.to_kernel:
+	iretq
+
+; void user_enter(const struct user_regs *r, u64 *thread_kstack, u64 *tss_rsp0)
+; Interrupts off. From here on, this thread's kernel frames go below the
+; current stack pointer: record it as the thread's kernel stack for user
+; mode, this CPU's SYSCALL stack and its TSS.RSP0, then iretq to user mode
+; with every register but the three arguments cleared.
+;   struct user_regs { rip, rsp, rdi, rsi, rdx }
+global user_enter
+user_enter:
+	mov rax, rsp
+	and rax, -16
+	mov [rsi], rax
+	mov [rdx], rax
+	mov [gs:PERCPU_KERNEL_RSP], rax
+	push USER_DS
+	push qword [rdi + 8]            ; rsp
+	push 0x202                      ; RFLAGS: IF, and bit 1, always set
+	push USER_CS
+	push qword [rdi + 0]            ; rip
+	mov rsi, [rdi + 24]
+	mov rdx, [rdi + 32]
+	mov rdi, [rdi + 16]
+	xor eax, eax
+	xor ebx, ebx
+	xor ecx, ecx
+	xor ebp, ebp
+	xor r8d, r8d
+	xor r9d, r9d
+	xor r10d, r10d
+	xor r11d, r11d
+	xor r12d, r12d
+	xor r13d, r13d
+	xor r14d, r14d
+	xor r15d, r15d
+	swapgs
 	iretq
 
 ; The stubs' addresses, for trap_init() to put in the IDT.

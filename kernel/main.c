@@ -44,6 +44,7 @@
 #include "swiotlb.h"
 #include "time.h"
 #include "trap.h"
+#include "user.h"
 #include "vfs.h"
 #include "vm.h"
 #include "x86.h"
@@ -160,6 +161,7 @@ void kernel_main(u64 magic, u64 info_phys)
 	cpu_identify();
 	cpu_load_tables(&percpu[0].tables, (u64)df_stack_top, (u64)nmi_stack_top);
 	trap_init();
+	user_cpu_init();        /* SYSCALL, SMEP, SMAP */
 	/* Mask the legacy 8259 PIC: its timer would arrive on vector 8 (#DF). */
 	outb(0x21, 0xff);
 	outb(0xa1, 0xff);
@@ -188,6 +190,7 @@ void kernel_main(u64 magic, u64 info_phys)
 	sched_init();           /* before the first tick: sched_tick() needs a current thread */
 	rcu_init();
 	vfs_init();
+	user_init();
 	timer_init_cpu();
 	sti();
 	smp_boot();

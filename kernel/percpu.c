@@ -4,6 +4,10 @@
 #include "percpu.h"
 #include "x86.h"
 
+/* kernel/entry.asm's SYSCALL entry reaches these two at fixed offsets. */
+BUILD_BUG_ON(offsetof(struct percpu, user_rsp) != 8);
+BUILD_BUG_ON(offsetof(struct percpu, kernel_rsp) != 16);
+
 struct percpu percpu[MAX_CPUS];
 u32 nr_cpus = 1;
 u32 nr_cpus_online = 1;

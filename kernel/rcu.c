@@ -18,9 +18,12 @@
  * (once completed >= batch) -> invoked, at most blimit per pass.
  *
  * Quiescent states: every pass through schedule() (rcu_note_context_switch)
- * and every tick in the idle thread. A tick that lands in a running kernel
- * thread is not one: a thread that never schedules holds every grace period
- * up, which is the whole story of the 2005 bug.
+ * and every tick in the idle thread or in user mode, as 2.6.14's
+ * rcu_check_callbacks(cpu, user) counted them. A tick that lands in the
+ * kernel is not one: a kernel thread that never schedules holds every
+ * grace period up, and a CPU that spends nearly all its time in system
+ * calls (an open/close loop) passes one only when a tick happens to land
+ * in its few user-mode instructions.
  *
  * Callbacks run from rcu_irq_exit(), on the way out of an interrupt, like a
  * softirq: never from a thread, since switching to such a thread would
@@ -327,11 +330,11 @@ void rcu_note_context_switch(void)
 	rcu_data[smp_processor_id()].passed_quiesc = true;
 }
 
-void rcu_tick(bool idle)
+void rcu_tick(bool quiescent)
 {
 	struct rcu_data *rdp = &rcu_data[smp_processor_id()];
 
-	if (idle)
+	if (quiescent)
 		rdp->passed_quiesc = true;
 	if (rcu_pending(rdp))
 		rdp->softirq = true;

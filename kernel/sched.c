@@ -26,9 +26,13 @@
  *     spinlock is held across a switch except the run queue's own.
  *
  * RCU hooks in at three places: every pass through schedule() and every
- * tick that lands in an idle thread are quiescent states (a tick in a busy
- * kernel thread is not), and RCU's callbacks run on interrupt exit, in
- * sched_preempt_irq(), before any switch.
+ * tick that lands in an idle thread or in user mode are quiescent states (a
+ * tick in a busy kernel thread is not), and RCU's callbacks run on
+ * interrupt exit, in sched_preempt_irq(), before any switch.
+ *
+ * A thread in user mode (kernel/user.c) has kstack_user set: the kernel
+ * stack its interrupts and system calls land on. The switch to it points
+ * this CPU's TSS.RSP0 and SYSCALL stack there.
  */
 #include "sched.h"
 #include "apic.h"
@@ -185,6 +189,10 @@ void schedule(void)
 	rq->switches++;
 	rq->prev = prev;
 	pc->current = next;
+	if (next->kstack_user) {
+		pc->tables.tss.rsp[0] = next->kstack_user;
+		pc->kernel_rsp = next->kstack_user;
+	}
 	switch_to(&prev->rsp, next->rsp);
 	/* Back in prev, on whichever CPU picked it up again. */
 	finish_switch();
@@ -354,14 +362,15 @@ void yield(void)
 	schedule();
 }
 
-void sched_tick(void)
+void sched_tick(bool user)
 {
 	struct percpu *pc = this_cpu();
 	struct thread *t = pc->current;
 
 	t->ticks++;
-	/* A tick in the idle thread is a quiescent state; in a running kernel thread it is not. */
-	rcu_tick(t->is_idle);
+	t->user_ticks += user;
+	/* A tick in the idle thread or in user mode is a quiescent state; in the kernel it is not. */
+	rcu_tick(t->is_idle || user);
 	if (t->is_idle) {
 		if (rq_of(pc->cpu)->nr_queued)
 			pc->need_resched = true;

@@ -61,6 +61,7 @@
 #include "spinlock.h"
 #include "time.h"
 #include "trap.h"
+#include "user.h"
 #include "vm.h"
 #include "x86.h"
 
@@ -269,6 +270,7 @@ static void __noreturn ap_main(u32 cpu)
 	trap_load_idt();
 	write_cr4(bsp_state.cr4);               /* PGE and the rest; a PGE change flushes the TLB */
 	write_cr3(bsp_state.cr3);
+	user_cpu_init();
 	apic_init_ap();
 	timer_init_cpu();
 	__atomic_fetch_add(&nr_cpus_online, 1, __ATOMIC_RELAXED);

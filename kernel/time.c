@@ -518,7 +518,7 @@ static void tick(struct trap_frame *f)
 	if (tsc_per_tick)
 		arm_next_deadline(q);
 	run_timers(q);
-	sched_tick();
+	sched_tick(trap_from_user(f));
 	apic_eoi();
 }
 

@@ -29,6 +29,7 @@
 #include "printk.h"
 #include "sched.h"
 #include "smp.h"
+#include "user.h"
 #include "vm.h"
 #include "x86.h"
 
@@ -42,10 +43,6 @@ struct idt_gate {
 	u32 reserved;
 } __packed;
 
-struct kjmp {
-	u64 rbx, rbp, r12, r13, r14, r15, rsp, rip;
-};
-
 struct fault_catcher {
 	struct kjmp jmp;
 	struct fault_info *info;
@@ -53,7 +50,6 @@ struct fault_catcher {
 };
 
 extern const u64 trap_stubs[256];
-int kjmp_set(struct kjmp *buf) __attribute__((returns_twice));
 void kjmp_resume(struct kjmp *buf) __noreturn;
 
 static struct idt_gate idt[256] __aligned(16);
@@ -183,9 +179,14 @@ static void unwind_to_catcher(struct trap_frame *f)
 		.handler_rsp = (u64)f,
 	};
 	this_cpu()->catcher = c->outer;
+	trap_resume_at(f, &c->jmp);
+}
+
+void trap_resume_at(struct trap_frame *f, struct kjmp *jmp)
+{
 	f->rip = (u64)kjmp_resume;
-	f->rdi = (u64)&c->jmp;
-	f->rsp = c->jmp.rsp;            /* kjmp_resume runs on the catcher's stack */
+	f->rdi = (u64)jmp;
+	f->rsp = jmp->rsp;              /* kjmp_resume runs on the kjmp_set() caller's stack */
 	f->cs = KERNEL_CS;
 	f->ss = KERNEL_DS;
 }
@@ -201,6 +202,10 @@ void trap_dispatch(struct trap_frame *f)
 		trap_panic(f);
 	}
 	if (v < VEC_FIRST_IRQ) {
+		if (trap_from_user(f)) {
+			user_fault(f);          /* the program dies, the kernel goes on */
+			return;
+		}
 		if (this_cpu()->catcher) {
 			unwind_to_catcher(f);
 			return;

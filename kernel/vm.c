@@ -63,7 +63,7 @@ static unsigned level_index(u64 va, int level)
 static u64 (*pt_allocator)(void);     /* after boot: the page allocator */
 static u64 pages_kept[MAX_NODES];       /* per node: stacks and page tables (vm_pages_kept) */
 
-static void count_kept(u64 pa, s64 pages)
+void vm_count_kept(u64 pa, s64 pages)
 {
 	struct page *p = phys_to_page(pa);
 
@@ -89,7 +89,7 @@ static u64 pt_alloc(void)
 	if (pt_allocator) {
 		u64 pa = pt_allocator();
 		if (pa)
-			count_kept(pa, 1);
+			vm_count_kept(pa, 1);
 		return pa;
 	}
 
@@ -152,7 +152,7 @@ static u64 *walk_create(u64 va, int level)
 			u64 pa = pt_alloc();
 			if (!pa)
 				return NULL;
-			*e = pa | PTE_P | PTE_W;
+			*e = pa | PTE_P | PTE_W | (va < USER_TOP ? PTE_U : 0);
 		} else if (*e & PTE_PS) {
 			if (!split(e, l))
 				return NULL;
@@ -167,7 +167,7 @@ static u64 *walk_create(u64 va, int level)
  * and 2 MiB pages where allowed and aligned. All three must be page-aligned.
  * Returns false if page tables ran out (part of the range may be mapped).
  */
-#define PTE_RIGHTS (PTE_P | PTE_W | PTE_PWT | PTE_PCD | PTE_G | PTE_NX)
+#define PTE_RIGHTS (PTE_P | PTE_W | PTE_U | PTE_PWT | PTE_PCD | PTE_G | PTE_NX)
 
 static bool map_range(u64 va, u64 pa, u64 size, u64 flags, bool allow_large)
 {
@@ -320,6 +320,30 @@ void vm_init(const struct memmap *map)
 		pte_nx ? "on" : "unavailable", vm_pt_pages_used);
 }
 
+bool vm_map_user(u64 va, u64 pa, u64 size, bool writable, bool exec)
+{
+	if (!IS_ALIGNED(va | pa | size, PAGE_SIZE) || va >= USER_TOP || size > USER_TOP - va)
+		return false;
+	u64 flags = PTE_P | PTE_U | (writable ? PTE_W : 0) | (exec ? 0 : pte_nx);
+	u64 irq = spin_lock_irqsave(&vm_lock);
+	bool ok = map_range(va, pa, size, flags, false);
+
+	spin_unlock_irqrestore(&vm_lock, irq);
+	return ok;
+}
+
+void vm_unmap_user(u64 va, u64 size)
+{
+	if (va >= USER_TOP || size > USER_TOP - va)
+		return;
+	u64 irq = spin_lock_irqsave(&vm_lock);
+
+	for (u64 off = 0; off < size; off += PAGE_SIZE)
+		if (vm_translate(va + off, NULL, NULL) != (u64)-1)
+			unmap_page(va + off);
+	spin_unlock_irqrestore(&vm_lock, irq);
+}
+
 void *ioremap(u64 pa, u64 size, enum vm_cache cache)
 {
 	u64 base = ALIGN_DOWN(pa, PAGE_SIZE);
@@ -404,7 +428,7 @@ static bool map_fresh_stack(u64 top, u64 pages, int node)
 			free_pages(p, 0);
 			return false;
 		}
-		count_kept(page_to_phys(p), 1);
+		vm_count_kept(page_to_phys(p), 1);
 	}
 	return true;
 }
