@@ -133,7 +133,7 @@ static bool cmd_storm(int argc, char **argv)
 		return false;
 	}
 	cpumask_andnot(&cpus, &cpus, &hogs);    /* a hog CPU does not storm */
-	storm_run(n, &cpus, &hogs, &r);
+	storm_run(storm_default_where(), n, &cpus, &hogs, &r);
 	return true;
 }
 

@@ -1,10 +1,13 @@
 /*
  * storm.c - the open/close storm and the hog (see storm.h).
  *
- * One thread per storming CPU runs storm_loop(); one per hog CPU runs
- * hog_loop(). They share a little state: the iteration count (to stamp the
- * first ENFILE), a stop flag, and the number of storm threads still going,
- * which tells the hogs when to stop.
+ * One thread per storming CPU runs storm_loop() (in the kernel) or
+ * storm_loop_user() (which runs lab/storm_user.asm in user mode); one per
+ * hog CPU runs hog_loop(). They share a little state: the iteration count
+ * (to stamp the first ENFILE), a stop flag, and the number of storm
+ * threads still going, which tells the hogs when to stop. A user storm
+ * counts in its task's scratch (the kernel sums them) and reads its stop
+ * flag from the shared page's first byte.
  */
 #include "storm.h"
 #include "bench.h"
@@ -17,8 +20,11 @@
 #include "sched.h"
 #include "storm_trace.h"
 #include "time.h"
+#include "user.h"
 #include "vfs.h"
 #include "x86.h"
+
+extern const char storm_user[];         /* lab/storm_user.asm */
 
 static u64 storm_iterations;            /* storm= (per CPU); 0: no storm at boot */
 PARAM_U64("storm", storm_iterations, 0, 1000000000);
@@ -26,13 +32,53 @@ static char storm_cpus_arg[64] = "all";
 PARAM_STR("storm.cpus", storm_cpus_arg);
 static char hog_arg[64] = "none";
 PARAM_STR("hog", hog_arg);
+static int where_arg = STORM_USER;
+PARAM_CHOICE("storm.where", where_arg, "user", "kernel");
+
+const char *const storm_where_names[2] = { [STORM_USER] = "user", [STORM_KERNEL] = "kernel" };
+
+enum storm_where storm_default_where(void)
+{
+	return (enum storm_where)where_arg;
+}
+
+/* A user storm's report, in its task's scratch (lab/storm_user.asm writes it). */
+struct storm_report {
+	u64 done;
+	s64 error;              /* -errno of the open() that failed */
+};
+
 struct storm_state {
 	u64 per_cpu;
-	u64 done;               /* iterations, all CPUs */
+	u64 done;               /* iterations, all CPUs (kernel storms) */
 	s64 enfile_at;
 	bool stop;
+	bool failed;            /* a user storm could not run, or was killed */
 	u32 running;            /* storm threads not finished */
+	volatile struct storm_report *report[MAX_CPUS];        /* user storms, per CPU */
 };
+
+/* Iterations so far, all CPUs. */
+static u64 storm_done(struct storm_state *s)
+{
+	u64 done = __atomic_load_n(&s->done, __ATOMIC_RELAXED);
+
+	for (u32 cpu = 0; cpu < nr_cpus; cpu++)
+		if (s->report[cpu])
+			done += s->report[cpu]->done;
+	return done;
+}
+
+/* The first ENFILE: stamp it with the iterations done so far, and stop everyone. */
+static void storm_hit_enfile(struct storm_state *s)
+{
+	s64 none = -1;
+
+	__atomic_compare_exchange_n(&s->enfile_at, &none, (s64)storm_done(s), false,
+				    __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+	__atomic_store_n(&s->stop, true, __ATOMIC_RELAXED);
+	__atomic_store_n((u8 *)user_shared(), 1, __ATOMIC_RELEASE);
+}
 
 static void storm_loop(void *arg)
 {
@@ -43,17 +89,47 @@ static void storm_loop(void *arg)
 		struct file *f = file_open("/dev/null", &err);
 
 		if (!f) {
-			s64 none = -1;
-			__atomic_compare_exchange_n(&s->enfile_at, &none,
-						    (s64)__atomic_load_n(&s->done, __ATOMIC_RELAXED),
-						    false, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
-			__atomic_store_n(&s->stop, true, __ATOMIC_RELAXED);
+			storm_hit_enfile(s);
 			break;
 		}
 		file_close(f);
 		__atomic_add_fetch(&s->done, 1, __ATOMIC_RELAXED);
 		cond_resched();         /* where the user-space loop returned from close() */
 	}
+	__atomic_sub_fetch(&s->running, 1, __ATOMIC_RELEASE);
+}
+
+/* Serge's program, in user mode, on this CPU. */
+static void storm_loop_user(void *arg)
+{
+	struct storm_state *s = arg;
+	u32 cpu = smp_processor_id();   /* pinned here */
+	struct user_task *u = user_task_create("storm");
+
+	if (!u) {
+		s->failed = true;
+		__atomic_store_n(&s->stop, true, __ATOMIC_RELAXED);
+		__atomic_sub_fetch(&s->running, 1, __ATOMIC_RELEASE);
+		return;
+	}
+	volatile struct storm_report *report = user_task_scratch(u);
+	s->report[cpu] = report;
+	long status = user_task_run(u, storm_user, s->per_cpu, USER_SHARED, user_task_scratch_va(u));
+	if (status == 1 && report->error == -ENFILE) {
+		storm_hit_enfile(s);
+	} else if (status != 0) {
+		pr_err("storm: the user storm on CPU %u ended with status %ld (error %lld)\n", cpu,
+		       status, report->error);
+		s->failed = true;
+		__atomic_store_n(&s->stop, true, __ATOMIC_RELAXED);
+		__atomic_store_n((u8 *)user_shared(), 1, __ATOMIC_RELEASE);
+	}
+	/* Fold its count in before its scratch goes. */
+	u64 flags = irq_save();
+	__atomic_add_fetch(&s->done, report->done, __ATOMIC_RELAXED);
+	s->report[cpu] = NULL;
+	irq_restore(flags);
+	user_task_destroy(u);
 	__atomic_sub_fetch(&s->running, 1, __ATOMIC_RELEASE);
 }
 
@@ -76,21 +152,29 @@ static void print_result(const struct storm_result *r)
 		snprintf(enfile, sizeof(enfile), "none");
 	else
 		snprintf(enfile, sizeof(enfile), "%lld", r->enfile_at);
-	printk("storm: mode=%s cpus=%s hog=%s iterations=%llu enfile_at=%s peak_nr_files=%llu "
-	       "peak_qlen=%llu gps=%llu ms=%llu\n", rcu_modes[r->mode].name,
+	printk("storm: mode=%s where=%s cpus=%s hog=%s iterations=%llu enfile_at=%s "
+	       "peak_nr_files=%llu peak_qlen=%llu gps=%llu ms=%llu\n", rcu_modes[r->mode].name,
+	       storm_where_names[r->where],
 	       cpumask_format(&r->cpus, cpus, sizeof(cpus)),
 	       cpumask_format(&r->hogs, hogs, sizeof(hogs)), r->iterations,
 	       enfile, r->peak_nr_files, r->peak_qlen, r->gps, r->ms);
 }
 
-void storm_run(u64 n, const struct cpumask *cpus, const struct cpumask *hogs,
-	       struct storm_result *r)
+void storm_run(enum storm_where where, u64 n, const struct cpumask *cpus,
+	       const struct cpumask *hogs, struct storm_result *r)
 {
 	static struct thread *threads[MAX_CPUS * 2];
-	struct storm_state s = { .per_cpu = n, .enfile_at = -1 };
+	static struct storm_state s;
 	u32 nthreads = 0;
 
-	*r = (struct storm_result){ .mode = rcu_mode(), .cpus = *cpus, .hogs = *hogs };
+	if (where == STORM_USER && !user_shared()) {
+		pr_warn("storm: no user mode; storming in the kernel instead\n");
+		where = STORM_KERNEL;
+	}
+	s = (struct storm_state){ .per_cpu = n, .enfile_at = -1 };
+	if (user_shared())
+		__atomic_store_n((u8 *)user_shared(), 0, __ATOMIC_RELEASE);
+	*r = (struct storm_result){ .mode = rcu_mode(), .where = where, .cpus = *cpus, .hogs = *hogs };
 	for (u32 cpu = 0; cpu < nr_cpus; cpu++)
 		if (cpumask_test(cpus, cpu) && percpu[cpu].online)
 			s.running++;
@@ -104,7 +188,8 @@ void storm_run(u64 n, const struct cpumask *cpus, const struct cpumask *hogs,
 		if (!percpu[cpu].online)
 			continue;
 		if (cpumask_test(cpus, cpu))
-			threads[nthreads++] = thread_create("storm", storm_loop, &s, cpu);
+			threads[nthreads++] = thread_create("storm", where == STORM_USER ?
+							    storm_loop_user : storm_loop, &s, cpu);
 		else if (cpumask_test(hogs, cpu))
 			threads[nthreads++] = thread_create("hog", hog_loop, &s, cpu);
 	}
@@ -114,7 +199,7 @@ void storm_run(u64 n, const struct cpumask *cpus, const struct cpumask *hogs,
 			thread_join(threads[i]);
 
 	r->ms = (ktime_ns() - t0) / 1000000;
-	r->iterations = s.done;
+	r->iterations = storm_done(&s);
 	r->enfile_at = s.enfile_at;
 	r->peak_nr_files = vfs_peak_nr_files();
 	r->peak_qlen = rcu_peak_qlen();
@@ -125,14 +210,15 @@ void storm_run(u64 n, const struct cpumask *cpus, const struct cpumask *hogs,
 	rcu_drain();
 }
 
-void storm_run_in_mode(enum rcu_mode mode, u64 n, const struct cpumask *cpus,
-		       const struct cpumask *hogs, struct storm_result *r)
+void storm_run_in_mode(enum rcu_mode mode, enum storm_where where, u64 n,
+		       const struct cpumask *cpus, const struct cpumask *hogs,
+		       struct storm_result *r)
 {
 	enum rcu_mode before = rcu_mode();
 
 	rcu_barrier();
 	rcu_set_mode(mode);
-	storm_run(n, cpus, hogs, r);
+	storm_run(where, n, cpus, hogs, r);
 	rcu_set_mode(before);
 }
 
@@ -153,7 +239,7 @@ void storm_boot(void)
 		cpumask_parse("all", nr_cpus, &cpus, &why);
 	}
 	cpumask_andnot(&cpus, &cpus, &hogs);    /* a hog CPU does not storm */
-	storm_run(storm_iterations, &cpus, &hogs, &r);
+	storm_run(storm_default_where(), storm_iterations, &cpus, &hogs, &r);
 }
 
 /* --- benchmarks: the storm's rate per mode, against freeing at once --------- */
@@ -167,7 +253,7 @@ static u64 storm_rate(enum rcu_mode mode)
 	struct storm_result r;
 
 	cpumask_set(&cpus, nr_cpus - 1);
-	storm_run_in_mode(mode, RATE_ITERATIONS, &cpus, &none, &r);
+	storm_run_in_mode(mode, STORM_KERNEL, RATE_ITERATIONS, &cpus, &none, &r);
 	return r.ms ? r.iterations * 1000 / r.ms : r.iterations * 1000;
 }
 
@@ -234,7 +320,7 @@ static void storm_thread(void *arg)
 	struct storm_result r;
 
 	cpumask_set(&cpus, nr_cpus - 1);
-	storm_run_in_mode(s->mode, RATE_ITERATIONS, &cpus, &none, &r);
+	storm_run_in_mode(s->mode, STORM_KERNEL, RATE_ITERATIONS, &cpus, &none, &r);
 	s->storm_done = true;
 }
 

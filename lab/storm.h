@@ -1,17 +1,28 @@
 /*
- * storm.h - the open/close storm of the 2005 report, in kernel threads.
+ * storm.h - the open/close storm of the 2005 report.
  *
- * Serge Belyshev's loop was
+ * Serge Belyshev's loop was a user program (linux-kernel, "VFS: file-max
+ * limit 50044 reached", 15 October 2005):
  *
- *	while (1) { int fd = open("/dev/null", O_RDONLY); close(fd); }
+ *	open("/dev/null", O_RDONLY); close(fd); ... until open fails
  *
  * storm_run() runs it n times on each storming CPU, in a thread pinned
- * there, with cond_resched() after each iteration where the real loop went
- * back to user space; it stops everywhere at the first ENFILE, as the
- * program did. A hog thread on each hog CPU spins in the kernel calling
- * cond_resched(): it schedules only when asked to, so only
- * force_quiescent_state() (rcu.mode=fqs) or its time slice running out ends
- * its part of a grace period.
+ * there, in one of two places:
+ *
+ *   STORM_USER    as that program, in user mode (lab/storm_user.asm): a
+ *                 tick that lands between its system calls is a quiescent
+ *                 state, as 2.6.14 counted it;
+ *   STORM_KERNEL  as a kernel thread that calls file_open()/file_close()
+ *                 and cond_resched() after each pair: no tick is ever
+ *                 quiescent there, only a switch. The article's "process
+ *                 that never schedules", and a CPU that does nothing but
+ *                 system calls.
+ *
+ * Either way it stops everywhere at the first ENFILE, as the program did.
+ * A hog thread on each hog CPU spins in the kernel calling cond_resched():
+ * it schedules only when asked to, so only force_quiescent_state()
+ * (rcu.mode=fqs) or its time slice running out ends its part of a grace
+ * period. One storm runs at a time (the user storms share one stop flag).
  */
 #ifndef STORM_H
 #define STORM_H
@@ -20,8 +31,11 @@
 #include "rcu.h"
 #include "types.h"
 
+enum storm_where { STORM_USER, STORM_KERNEL };
+
 struct storm_result {
 	enum rcu_mode mode;     /* the RCU mode it ran under */
+	enum storm_where where;
 	u64 iterations;         /* open/close pairs done, all CPUs together */
 	s64 enfile_at;          /* iterations done when the first ENFILE came; -1: none */
 	u64 peak_nr_files;
@@ -36,12 +50,17 @@ struct storm_result {
  * Run the storm (n iterations per storming CPU), print its "storm:" line
  * (docs/interface.md), then rcu_drain() so the next storm starts clean.
  */
-void storm_run(u64 n, const struct cpumask *cpus, const struct cpumask *hogs,
-	       struct storm_result *r);
+void storm_run(enum storm_where where, u64 n, const struct cpumask *cpus,
+	       const struct cpumask *hogs, struct storm_result *r);
 
 /* storm_run() under RCU mode mode; the mode before is restored after. */
-void storm_run_in_mode(enum rcu_mode mode, u64 n, const struct cpumask *cpus,
-		       const struct cpumask *hogs, struct storm_result *r);
+void storm_run_in_mode(enum rcu_mode mode, enum storm_where where, u64 n,
+		       const struct cpumask *cpus, const struct cpumask *hogs,
+		       struct storm_result *r);
+
+/* storm.where= (STORM_USER unless told), for the storms of the boot and the shell. */
+enum storm_where storm_default_where(void);
+extern const char *const storm_where_names[2];
 
 /* The storm the command line asks for (storm=, storm.cpus=, hog=), if any. */
 void storm_boot(void);

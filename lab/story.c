@@ -74,9 +74,9 @@ static void measure_storms(struct story_result *res)
 	cpumask_set(&cpus, res->storm_cpu);
 	cpumask_set(&hog, res->hog_cpu);
 	for (enum rcu_mode mode = 0; mode < RCU_NR_MODES; mode++)
-		storm_run_in_mode(mode, res->storm_iterations, &cpus, &no_hog, &res->alone[mode]);
+		storm_run_in_mode(mode, STORM_KERNEL, res->storm_iterations, &cpus, &no_hog, &res->alone[mode]);
 	for (enum rcu_mode mode = 0; mode < RCU_NR_MODES && res->hog_storms_ran; mode++)
-		storm_run_in_mode(mode, res->storm_iterations, &cpus, &hog, &res->with_hog[mode]);
+		storm_run_in_mode(mode, STORM_KERNEL, res->storm_iterations, &cpus, &hog, &res->with_hog[mode]);
 	for (enum rcu_mode mode = 0; mode < RCU_NR_MODES; mode++)
 		res->verdict[mode] = judge(&res->alone[mode], &res->with_hog[mode],
 					   res->hog_storms_ran);

@@ -525,7 +525,7 @@ class PlotTest(unittest.TestCase):
             [    1.0] storm-trace: begin mode=rc4 cpus=2 hog=none samples=2
             [    1.1] storm-trace: t_us,nr_files,qlen0,qlen1,qlen2
             [    1.2] storm-trace: 1000,500,0,0,500
-            [    1.3] storm: mode=rc4 cpus=2 hog=none iterations=1 enfile_at=none
+            [    1.3] storm: mode=rc4 where=kernel cpus=2 hog=none iterations=1 enfile_at=none
             [    1.4] storm-trace: 2000,900,0,0,899
             [    1.5] storm-trace: end
             [    1.6] storm-trace: begin mode=fqs cpus=2 hog=3 samples=0

@@ -17,6 +17,7 @@
 #include "percpu.h"
 #include "rcu.h"
 #include "sched.h"
+#include "smp.h"
 #include "time.h"
 #include "trap.h"
 #include "user.h"
@@ -98,6 +99,25 @@ static void a_fault_kills_the_program_not_the_kernel(struct ktest *t)
 	user_task_destroy(u);
 }
 
+/* A stack slot handed to a new task holds nothing of the last one's. */
+static void a_reused_stack_starts_clean(struct ktest *t)
+{
+	NEED_USER(t, u, "first");
+	u64 va = user_task_scratch_va(u);
+
+	memset(user_task_scratch(u), 0x5a, USER_SCRATCH_SIZE);
+	user_task_destroy(u);
+	struct user_task *v = user_task_create("second");
+	ASSERT_TRUE(t, v != NULL);
+	EXPECT_EQ(t, user_task_scratch_va(v), va);      /* the same slot, lowest free first */
+	const u8 *scratch = user_task_scratch(v);
+	u32 dirty = 0;
+	for (u32 i = 0; i < USER_SCRATCH_SIZE; i++)
+		dirty += scratch[i] != 0;
+	EXPECT_EQ(t, dirty, 0);
+	user_task_destroy(v);
+}
+
 /* The kernel cannot run or touch user pages (SMEP, SMAP), where the CPU has them. */
 static void read_user_page(void *arg)
 {
@@ -149,14 +169,22 @@ static void programs_on_every_cpu(struct ktest *t)
 
 /*
  * A CPU running a user program passes quiescent states at its ticks, with
- * no schedule() at all: a grace period ends long before the program's
- * time slice would (SCHED_SLICE_TICKS). A kernel thread spinning the same
- * way holds it up (rcu_claims shows that side).
+ * no schedule() at all. The spinner's time slice is made endless first (on
+ * its own CPU, in an IPI, so no tick races the store): nothing but its
+ * user-mode ticks can end a grace period there. Were they not quiescent,
+ * the grace period would wait until the program ends; the wait is bounded
+ * (2 s) so that the case fails rather than hangs. A kernel thread spinning
+ * the same way holds it up (rcu_claims shows that side).
  */
 struct spinner {
 	struct user_task *u;
 	volatile u64 *loops;
 	long status;
+};
+
+struct gp_waiter {
+	struct rcu_head head;
+	struct completion done;
 };
 
 static void spin_in_user_mode(void *arg)
@@ -166,9 +194,23 @@ static void spin_in_user_mode(void *arg)
 	s->status = user_task_run(s->u, user_spin, USER_SHARED + 8, user_task_scratch_va(s->u), 0);
 }
 
+static void endless_slice(void *arg)
+{
+	struct thread *th = arg;
+
+	if (current_thread() == th)
+		th->slice = ~0u >> 1;
+}
+
+static void gp_ended(struct rcu_head *head)
+{
+	complete(&container_of(head, struct gp_waiter, head)->done);
+}
+
 static void a_tick_in_user_mode_is_a_quiescent_state(struct ktest *t)
 {
 	static struct spinner s;
+	static struct gp_waiter w[2];   /* static: a late callback must find them */
 	volatile u8 *flag = (volatile u8 *)user_shared() + 8;
 
 	if (nr_cpus_online < 2)
@@ -182,16 +224,23 @@ static void a_tick_in_user_mode_is_a_quiescent_state(struct ktest *t)
 	ASSERT_TRUE(t, th != NULL);
 	while (*s.loops < 1000)                         /* it is in user mode */
 		yield();
+	smp_call_function(cpu, endless_slice, th, true);
 	u64 switches = th->switches, gps = rcu_completed_batches();
+	bool ended = true;
 
-	synchronize_rcu();
-	synchronize_rcu();
+	for (u32 i = 0; i < 2 && ended; i++) {
+		completion_init(&w[i].done);
+		call_rcu(&w[i].head, gp_ended);
+		ended = wait_for_completion_timeout(&w[i].done, 2000UL * 1000 * 1000);
+	}
 	u64 user_ticks = th->user_ticks;
-	EXPECT_EQ(t, th->switches, switches);           /* it never scheduled */
+	EXPECT_TRUE(t, ended);
+	EXPECT_EQ(t, th->switches, switches);           /* it never switched */
 	EXPECT_GE(t, rcu_completed_batches(), gps + 2);
 	EXPECT_GT(t, user_ticks, 0);
 	*flag = 1;
 	thread_join(th);
+	rcu_barrier();                                  /* a late callback, if the case failed */
 	EXPECT_EQ(t, s.status, 0);
 	user_task_destroy(s.u);
 	ktest_log(t, "2 grace periods while CPU %u spun in user mode (%llu ticks there)", cpu,
@@ -204,6 +253,7 @@ static const struct ktest_case user_cases[] = {
 	KTEST(system_calls_fail_as_linux_does),
 	KTEST(files_left_open_are_closed),
 	KTEST(a_fault_kills_the_program_not_the_kernel),
+	KTEST(a_reused_stack_starts_clean),
 	KTEST(smap_keeps_the_kernel_out),
 	KTEST(programs_on_every_cpu),
 	KTEST(a_tick_in_user_mode_is_a_quiescent_state),
