@@ -62,7 +62,7 @@ static void take(struct resources *r)
 	rcu_barrier();
 	swiotlb_get_stats(&st);
 	r->swiotlb_slabs = st.used_slabs;
-	r->open_files = vfs_nr_files();
+	r->open_files = vfs_open_files();
 	r->vectors = trap_vectors_in_use();
 	for (u32 cpu = 0; cpu < nr_cpus; cpu++)
 		r->qlen[cpu] = rcu_qlen(cpu);

@@ -242,11 +242,14 @@ static struct storm_result storm_on_one_cpu(enum rcu_mode mode, enum storm_where
 	struct cpumask cpus = { { 0 } }, none = { { 0 } };
 	struct storm_result r;
 
+	enum vfs_count before = vfs_count_mode();
+
 	rcu_barrier();
-	vfs_set_count_early(early);
+	if (early)
+		vfs_set_count(VFS_COUNT_EARLY);
 	cpumask_set(&cpus, nr_cpus - 1);
 	storm_run_in_mode(mode, where, n, &cpus, &none, &r);   /* ends with rcu_drain() */
-	vfs_set_count_early(false);
+	vfs_set_count(before);
 	return r;
 }
 

@@ -76,13 +76,13 @@ static void files_left_open_are_closed(struct ktest *t)
 {
 	NEED_USER(t, u, "leaver");
 	rcu_barrier();                  /* files closed before: counted until their callbacks run */
-	u64 before = vfs_nr_files();
+	u64 before = vfs_open_files();
 
 	EXPECT_EQ(t, user_task_run(u, user_open_and_leave, 3, 0, 0), 0);
-	EXPECT_EQ(t, vfs_nr_files(), before + 3);
+	EXPECT_EQ(t, vfs_open_files(), before + 3);
 	user_task_destroy(u);
 	rcu_barrier();
-	EXPECT_EQ(t, vfs_nr_files(), before);
+	EXPECT_EQ(t, vfs_open_files(), before);
 }
 
 static void a_fault_kills_the_program_not_the_kernel(struct ktest *t)
