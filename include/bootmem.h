@@ -60,6 +60,15 @@ void bootmem_free(struct bootmem *bm, u64 base, u64 size);
  */
 u64 bootmem_alloc(struct bootmem *bm, u64 size, u64 align, int node, u64 max_addr);
 
+/*
+ * The same, bottom-up, as 2.6's bootmem allocator scanned its bitmap: the
+ * lowest fitting block at or above goal wins; if none, the lowest at all
+ * (2.6.14's __alloc_bootmem_core() restarted its scan from the node's
+ * start). Everything below max_addr.
+ */
+u64 bootmem_alloc_bottom_up(struct bootmem *bm, u64 size, u64 align, int node, u64 goal,
+			    u64 max_addr);
+
 /* Free bytes on node (NODE_ANY: all) below max_addr. */
 u64 bootmem_free_bytes(const struct bootmem *bm, int node, u64 max_addr);
 

@@ -7,18 +7,24 @@
  * Placement (swiotlb_place), on a struct bootmem, before the page
  * allocator takes over. Each policy (swiotlb=, enum swiotlb_policy) is a
  * row of swiotlb_policies[]: an order in which to try the nodes, an
- * address limit, and whether every mapping bounces. The first node with
- * room below the limit gets the pool:
+ * address limit, which end of a node to take first (2.6's bootmem scanned
+ * bottom-up, memblock allocates top-down), and whether every mapping
+ * bounces. The first node with room below the limit gets the pool:
  *
- *   scan   nearest first: the boot CPU's node, then the others by SLIT
- *          distance (ties: lower ID), each below 4 GiB
- *   force  placed like scan (and every mapping bounces, kernel/swiotlb.c)
- *   rc4    2.6.14-rc4: the highest node first, no address limit: above
- *          4 GiB on a NUMA box
- *   node0  the posted patch's node 0, below 4 GiB, no fallback: fails when
- *          node 0 has no memory, as on the article's memoryless-node
- *          machines
- *   off    no pool
+ *   rc5      2.6.14 as released (Yasunori Goto's fix, 2.6.14-rc5): the
+ *            nodes in pgdat order, which was the highest first, each below
+ *            4 GiB, bottom-up
+ *   rc4      2.6.14-rc4: the same walk with no address limit: above 4 GiB
+ *            on a NUMA box whose highest node is all high memory
+ *   node0    the patch posted with the report: node 0 from 16 MiB up, no
+ *            limit, then every node as rc4 (its fallback): above 4 GiB
+ *            again when node 0 has no memory
+ *   low      Linux today (memblock_alloc_low): any node, the highest block
+ *            below 4 GiB
+ *   nearest  testbed's own: the boot CPU's node, then the others by SLIT
+ *            distance (ties: lower ID), each below 4 GiB, top-down
+ *   force    placed like low, and every mapping bounces (kernel/swiotlb.c)
+ *   off      no pool
  *
  * Slots.
  * The pool is cut into slabs of SWIOTLB_SLAB_SIZE (2 KiB) bytes, grouped in
@@ -54,11 +60,13 @@
 #include "param.h"
 #include "types.h"
 
-/* The policies, in the order swiotlb= lists them (scan, the default, first). */
+/* The policies, in the order swiotlb= lists them (rc5, the default, first). */
 enum swiotlb_policy {
-	SWIOTLB_SCAN,
+	SWIOTLB_RC5,
 	SWIOTLB_RC4,
 	SWIOTLB_NODE0,
+	SWIOTLB_LOW,
+	SWIOTLB_NEAREST,
 	SWIOTLB_FORCE,
 	SWIOTLB_OFF,
 	SWIOTLB_NR_POLICIES,
@@ -66,9 +74,10 @@ enum swiotlb_policy {
 
 /* The order in which a policy tries the nodes. */
 enum swiotlb_walk {
+	SWIOTLB_WALK_PGDAT,     /* 2.6.14's pgdat list: the highest node ID first, down to node 0 */
+	SWIOTLB_WALK_NODE0,     /* node 0, then the pgdat list (alloc_bootmem_node's fallback) */
+	SWIOTLB_WALK_ANY,       /* no node order: the whole of memory at once */
 	SWIOTLB_WALK_NEAREST,   /* the boot CPU's node, then by SLIT distance, ties by ID */
-	SWIOTLB_WALK_HIGHEST,   /* the highest node ID first, down to node 0 */
-	SWIOTLB_WALK_NODE0,     /* node 0 alone */
 	SWIOTLB_WALK_NONE,      /* no node: no pool */
 };
 
@@ -77,6 +86,8 @@ struct swiotlb_policy_info {
 	const char *history;    /* which kernel or patch it replays */
 	enum swiotlb_walk walk;
 	u64 limit;              /* the pool ends at or below this: DMA32_LIMIT or BOOTMEM_NO_LIMIT */
+	bool bottom_up;         /* the lowest fitting block of a node, as 2.6's bootmem */
+	u64 goal;               /* bottom-up: try from this address first (alloc_bootmem_node: 16 MiB) */
 	bool bounce_all;        /* every mapping bounces, reachable or not */
 };
 

@@ -20,8 +20,9 @@
  *     returns 0, so 0 can mean "nothing fits".
  *
  * Allocation is top-down (the highest block that fits wins), as in
- * memblock: low memory is kept for whoever needs it, and the result is
- * the one the swiotlb story depends on.
+ * memblock: low memory is kept for whoever needs it. The swiotlb replay of
+ * 2005 also asks bottom-up (the lowest block wins), as 2.6's bootmem
+ * bitmap scan went.
  */
 #include "bootmem.h"
 #include "kstring.h"
@@ -289,6 +290,54 @@ static u64 highest_fit(const struct bootmem *bm, u64 lo, u64 hi, u64 size, u64 a
 		top = r->base;
 	}
 	return fit_top_down(lo, top, size, align);
+}
+
+/*
+ * The lowest address in the free parts of [lo, hi) where size bytes
+ * aligned to align fit, or 0: walk the reservations upwards, trying the
+ * gap below each, then above the last.
+ */
+static u64 lowest_fit(const struct bootmem *bm, u64 lo, u64 hi, u64 size, u64 align)
+{
+	u64 pa = ALIGN_UP(lo, align);
+
+	for (u32 i = 0; i < bm->nreserved && pa < hi; i++) {
+		const struct bootmem_range *r = &bm->reserved[i];
+
+		if (r->end <= pa)
+			continue;
+		if (r->base >= pa && r->base - pa >= size)
+			break;                  /* fits in the gap below r */
+		pa = ALIGN_UP(r->end, align);
+	}
+	return pa < hi && hi - pa >= size ? pa : 0;
+}
+
+u64 bootmem_alloc_bottom_up(struct bootmem *bm, u64 size, u64 align, int node, u64 goal,
+			    u64 max_addr)
+{
+	if (align == 0)
+		align = 1;
+	if (size == 0 || (align & (align - 1))) {
+		pr_warn("bootmem: bad request: 0x%llx bytes aligned to 0x%llx\n", size, align);
+		return 0;
+	}
+	for (int pass = goal ? 0 : 1; pass < 2; pass++) {
+		u64 from = pass == 0 ? goal : 0;
+		for (u32 i = 0; i < bm->nmemory; i++) {
+			const struct bootmem_range *m = &bm->memory[i];
+
+			if (node != NODE_ANY && m->node != node)
+				continue;
+			u64 pa = lowest_fit(bm, MAX(m->base, from), MIN(m->end, max_addr), size, align);
+			if (!pa)
+				continue;
+			if (!bootmem_reserve(bm, pa, pa + size))
+				return 0;
+			return pa;
+		}
+	}
+	return 0;
 }
 
 u64 bootmem_alloc(struct bootmem *bm, u64 size, u64 align, int node, u64 max_addr)

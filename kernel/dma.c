@@ -13,13 +13,24 @@
  * style, page by page) is refused, as Linux's DMA debugging refuses it.
  */
 #include "dma.h"
+#include "cmdline.h"
 #include "dma_debug.h"
+#include "panic.h"
 #include "errno.h"
 #include "page_alloc.h"
 #include "param.h"
 #include "printk.h"
 #include "time.h"
 #include "vm.h"
+
+/*
+ * swiotlb.unreachable: what a mapping does when the bounce pool itself is
+ * beyond the device's mask. refuse (the default) returns an error;
+ * panic replays 2.6.14, whose swiotlb_map_single() (arch/ia64/lib/swiotlb.c,
+ * shared by x86-64) ended in panic("map_single: bounce buffer is not DMA'ble").
+ */
+static int unreachable_panics;
+PARAM_CHOICE("swiotlb.unreachable", unreachable_panics, "refuse", "panic");
 
 static bool linear(const void *va)
 {
@@ -60,6 +71,9 @@ static dma_addr_t map_one(struct device *dev, void *cpu_addr, u64 size, enum dma
 		return refuse(dev);
 	}
 	if (!dma_reachable(dev->dma_mask, base, end - base) && !dev->dma_map_unreachable) {
+		if (unreachable_panics)
+			panic("map_single: bounce buffer is not DMA'ble (%s, pool 0x%llx-0x%llx, mask "
+			      "0x%llx)", dev->name, base, end, dev->dma_mask);
 		pr_err("dma: %s: bounce buffer is not DMA'ble: the pool 0x%llx-0x%llx is beyond "
 		       "the mask 0x%llx (swiotlb=%s)\n", dev->name, base, end, dev->dma_mask,
 		       swiotlb_policy_name(swiotlb_policy()));

@@ -24,7 +24,7 @@
 #include "time.h"
 #include "vm.h"
 
-static int policy_arg = SWIOTLB_SCAN;
+static int policy_arg = SWIOTLB_RC5;
 PARAM_ENUM("swiotlb", policy_arg, swiotlb_policies);
 static u64 pool_bytes = 64UL << 20;
 PARAM_SIZE("swiotlb.size", pool_bytes, SWIOTLB_MAX_MAPPING, 1UL << 30);
@@ -127,7 +127,7 @@ void swiotlb_init(void)
 		       w->base, w->base + w->size, w->size >> 20, w->node);
 	if (w->base + w->size > DMA32_LIMIT)
 		pr_warn("swiotlb: the pool lies above 4 GiB, where 32-bit devices cannot reach it: "
-			"this is the 2.6.14-rc4 bug (highest node first, no address limit)\n");
+			"the bug of 2.6.14-rc4 (no address limit on the allocation)\n");
 }
 
 bool swiotlb_pool_range(u64 *base, u64 *end, int *node)

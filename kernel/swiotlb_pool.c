@@ -15,30 +15,50 @@
 #define PAGE_SLABS (4096 / SWIOTLB_SLAB_SIZE)   /* slabs per 4 KiB page */
 
 const struct swiotlb_policy_info swiotlb_policies[SWIOTLB_NR_POLICIES] = {
-	[SWIOTLB_SCAN] = {
-		.name = "scan",
-		.history = "testbed's scan of every node for memory below 4 GiB, nearest first",
-		.walk = SWIOTLB_WALK_NEAREST,
+	[SWIOTLB_RC5] = {
+		.name = "rc5",
+		.history = "2.6.14-rc5 and 2.6.14: Yasunori Goto, \"swiotlb: make sure initial DMA "
+			   "allocations really are in DMA memory\" (281dd25cdc0d, 19 Oct 2005): "
+			   "every node in pgdat order, below 4 GiB",
+		.walk = SWIOTLB_WALK_PGDAT,
 		.limit = DMA32_LIMIT,
+		.bottom_up = true,
 	},
 	[SWIOTLB_RC4] = {
 		.name = "rc4",
-		.history = "2.6.14-rc4 on x86-64 NUMA: the pool above 4 GiB (Ravikiran Thirumalai, "
-			   "\"x86_64: 2.6.14-rc4 swiotlb broken\", 17 Oct 2005)",
-		.walk = SWIOTLB_WALK_HIGHEST,
+		.history = "2.6.14-rc4 on x86-64 NUMA: the pgdat list highest node first and no limit, "
+			   "so the pool above 4 GiB (Ravikiran Thirumalai, \"x86_64: 2.6.14-rc4 swiotlb "
+			   "broken\", 17 Oct 2005)",
+		.walk = SWIOTLB_WALK_PGDAT,
 		.limit = BOOTMEM_NO_LIMIT,
+		.bottom_up = true,
 	},
 	[SWIOTLB_NODE0] = {
 		.name = "node0",
-		.history = "the patch posted with that report: alloc_bootmem_node(NODE_DATA(0), ...); "
-			   "testbed takes node 0 below 4 GiB only, with no fallback",
+		.history = "the patch posted with that report: alloc_bootmem_node(NODE_DATA(0), ...), "
+			   "no 4 GiB limit, falling back to every node",
 		.walk = SWIOTLB_WALK_NODE0,
+		.limit = BOOTMEM_NO_LIMIT,
+		.bottom_up = true,
+		.goal = 16UL << 20,     /* __pa(MAX_DMA_ADDRESS) */
+	},
+	[SWIOTLB_LOW] = {
+		.name = "low",
+		.history = "Linux today: memblock_alloc_low(), any node, top-down below 4 GiB",
+		.walk = SWIOTLB_WALK_ANY,
+		.limit = DMA32_LIMIT,
+	},
+	[SWIOTLB_NEAREST] = {
+		.name = "nearest",
+		.history = "testbed's own: the boot CPU's node, then the others by SLIT distance, "
+			   "below 4 GiB",
+		.walk = SWIOTLB_WALK_NEAREST,
 		.limit = DMA32_LIMIT,
 	},
 	[SWIOTLB_FORCE] = {
 		.name = "force",
-		.history = "placed like scan, and every mapping bounces, as Linux's swiotlb=force",
-		.walk = SWIOTLB_WALK_NEAREST,
+		.history = "placed like low, and every mapping bounces, as Linux's swiotlb=force",
+		.walk = SWIOTLB_WALK_ANY,
 		.limit = DMA32_LIMIT,
 		.bounce_all = true,
 	},
@@ -73,36 +93,45 @@ bool swiotlb_place(struct bootmem *bm, u32 nr_nodes, const u8 distance[MAX_NODES
 		   u32 boot_node, enum swiotlb_policy policy, u64 size, struct swiotlb_placement *out)
 {
 	const struct swiotlb_policy_info *p = &swiotlb_policies[policy];
-	u32 order[MAX_NODES], n = 0;
+	u32 order[MAX_NODES + 1], n = 0;
 
 	*out = (struct swiotlb_placement){ .size = size, .node = -1 };
 	switch (p->walk) {
 	case SWIOTLB_WALK_NONE:
 		out->failed = "no pool (swiotlb=off)";
 		return false;
-	case SWIOTLB_WALK_HIGHEST:
+	case SWIOTLB_WALK_NODE0:
+		order[n++] = 0;                 /* then alloc_bootmem_node()'s fallback: */
+		__attribute__((fallthrough));
+	case SWIOTLB_WALK_PGDAT:
 		for (u32 node = nr_nodes; node-- > 0;)
 			order[n++] = node;
 		break;
-	case SWIOTLB_WALK_NODE0:
-		order[n++] = 0;
+	case SWIOTLB_WALK_ANY:
 		break;
 	case SWIOTLB_WALK_NEAREST:
 		n = scan_order(nr_nodes, distance, boot_node, order);
 		break;
 	}
+	if (p->walk == SWIOTLB_WALK_ANY) {
+		u64 pa = bootmem_alloc(bm, size, 4096, NODE_ANY, p->limit);
+		if (pa) {
+			out->base = pa;
+			out->node = bootmem_node_of(bm, pa);
+			return true;
+		}
+	}
 	for (u32 i = 0; i < n; i++) {
-		u64 pa = bootmem_alloc(bm, size, 4096, (int)order[i], p->limit);
+		u64 pa = p->bottom_up ?
+			bootmem_alloc_bottom_up(bm, size, 4096, (int)order[i], p->goal, p->limit) :
+			bootmem_alloc(bm, size, 4096, (int)order[i], p->limit);
 		if (pa) {
 			out->base = pa;
 			out->node = (int)order[i];
 			return true;
 		}
 	}
-	if (p->walk == SWIOTLB_WALK_NODE0)
-		out->failed = bootmem_free_bytes(bm, 0, BOOTMEM_NO_LIMIT) ? "node 0 has no room below 4 GiB"
-								      : "node 0 has no memory";
-	else if (p->limit == BOOTMEM_NO_LIMIT)
+	if (p->limit == BOOTMEM_NO_LIMIT)
 		out->failed = "no node has room";
 	else
 		out->failed = "no node has room below 4 GiB";

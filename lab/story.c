@@ -205,7 +205,7 @@ static void print_swiotlb(const struct story_result *res)
 		}
 		printk("  %-7s %-37s %4s  %s%s\n", swiotlb_policies[policy].name, where, node,
 		       !placed ? "no pool" :
-		       pool->base + pool->size <= DMA32_LIMIT ? "yes" : "NO: the 2.6.14-rc4 bug",
+		       pool->base + pool->size <= DMA32_LIMIT ? "yes" : "NO: above 4 GiB",
 		       policy == live ? "   <- this boot" : "");
 	}
 	if (res->live_pool)

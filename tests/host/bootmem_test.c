@@ -261,6 +261,41 @@ static void alloc_is_top_down(struct ktest *t)
 		  1 * GiB - 2 * PAGE_SIZE);
 }
 
+/* 2.6's bootmem scan: the lowest gap that fits, skipping reservations and small gaps. */
+static void bottom_up_takes_the_lowest_fit(struct ktest *t)
+{
+	struct bootmem *b = fresh();
+
+	bootmem_add_memory(b, 0, 1 * GiB, 0);
+	bootmem_reserve(b, 1 * MiB, 2 * MiB);
+	bootmem_reserve(b, 2 * MiB + 64 * KiB, 8 * MiB);        /* a 64 KiB gap between */
+	EXPECT_EQ(t, bootmem_alloc_bottom_up(b, PAGE_SIZE, PAGE_SIZE, 0, 0, BOOTMEM_NO_LIMIT),
+		  PAGE_SIZE);                                   /* page 0 is always reserved */
+	EXPECT_EQ(t, bootmem_alloc_bottom_up(b, 64 * KiB, PAGE_SIZE, 0, 1 * MiB, BOOTMEM_NO_LIMIT),
+		  2 * MiB);                                     /* the gap, from the goal up */
+	EXPECT_EQ(t, bootmem_alloc_bottom_up(b, 1 * MiB, PAGE_SIZE, 0, 0, BOOTMEM_NO_LIMIT),
+		  8 * MiB);                                     /* too big for what is left below */
+	EXPECT_EQ(t, bootmem_alloc_bottom_up(b, 16 * KiB, 16 * KiB, 0, 0, BOOTMEM_NO_LIMIT),
+		  16 * KiB);                                    /* aligned, in the first gap */
+}
+
+/* A goal past every fit: the scan restarts from the bottom, as __alloc_bootmem_core() did. */
+static void bottom_up_goal_then_restart(struct ktest *t)
+{
+	struct bootmem *b = fresh();
+
+	bootmem_add_memory(b, 0, 64 * MiB, 0);
+	bootmem_add_memory(b, 4 * GiB, 5 * GiB, 1);
+	EXPECT_EQ(t, bootmem_alloc_bottom_up(b, 1 * MiB, PAGE_SIZE, 0, 16 * MiB, BOOTMEM_NO_LIMIT),
+		  16 * MiB);
+	EXPECT_EQ(t, bootmem_alloc_bottom_up(b, 8 * MiB, PAGE_SIZE, 0, 60 * MiB, BOOTMEM_NO_LIMIT),
+		  PAGE_SIZE);                                   /* nothing from 60 MiB: restart */
+	EXPECT_EQ(t, bootmem_alloc_bottom_up(b, 1 * MiB, PAGE_SIZE, 1, 16 * MiB, BOOTMEM_NO_LIMIT),
+		  4 * GiB);                                     /* a goal below the node: its start */
+	EXPECT_EQ(t, bootmem_alloc_bottom_up(b, 1 * MiB, PAGE_SIZE, 1, 0, 4 * GiB), 0); /* the limit */
+	EXPECT_EQ(t, bootmem_alloc_bottom_up(b, 64 * MiB, PAGE_SIZE, 0, 0, BOOTMEM_NO_LIMIT), 0);
+}
+
 static void alloc_reserves_what_it_returns(struct ktest *t)
 {
 	struct bootmem *b = fresh();
@@ -783,6 +818,8 @@ static const struct ktest_case bootmem_cases[] = {
 	KTEST(add_memory_bad_arguments_refused),
 	KTEST(node_of_finds_owner),
 	KTEST(alloc_is_top_down),
+	KTEST(bottom_up_takes_the_lowest_fit),
+	KTEST(bottom_up_goal_then_restart),
 	KTEST(alloc_reserves_what_it_returns),
 	KTEST(alloc_honours_alignment),
 	KTEST(alloc_align_zero_means_bytes),

@@ -41,18 +41,15 @@ static struct bootmem *story(void)
 	return bm;
 }
 
-static void story_scan_lands_below_4g_on_node1(struct ktest *t)
+/* 2.6.14 as released: pgdat order (node 2 first, all above 4 GiB: skipped), node 1 bottom-up. */
+static void story_rc5_lands_low_on_node1(struct ktest *t)
 {
 	struct swiotlb_placement p;
 
-	/* The boot CPU is on node 0, which has no memory: the nearest is node 1. */
-	EXPECT_TRUE(t, swiotlb_place(story(), 3, dist, 0, SWIOTLB_SCAN, 64 * MiB, &p));
+	EXPECT_TRUE(t, swiotlb_place(story(), 3, dist, 0, SWIOTLB_RC5, 64 * MiB, &p));
 	EXPECT_EQ(t, p.node, 1);
-	EXPECT_EQ(t, p.base, 3 * GiB - 64 * MiB);       /* top-down, below the hole */
-	EXPECT_LE(t, p.base + p.size, 4 * GiB);
+	EXPECT_EQ(t, p.base, 8 * MiB);                  /* the first gap that fits, above the image */
 	EXPECT_EQ(t, bootmem_node_of(bm, p.base), 1);
-	EXPECT_TRUE(t, swiotlb_place(story(), 3, dist, 0, SWIOTLB_FORCE, 64 * MiB, &p));
-	EXPECT_EQ(t, p.node, 1);
 }
 
 static void story_rc4_lands_above_4g_on_node2(struct ktest *t)
@@ -61,20 +58,69 @@ static void story_rc4_lands_above_4g_on_node2(struct ktest *t)
 
 	EXPECT_TRUE(t, swiotlb_place(story(), 3, dist, 0, SWIOTLB_RC4, 64 * MiB, &p));
 	EXPECT_EQ(t, p.node, 2);
-	EXPECT_EQ(t, p.base, 7 * GiB - 64 * MiB);
-	EXPECT_GE(t, p.base, 4 * GiB);
+	EXPECT_EQ(t, p.base, 4 * GiB);                  /* bottom-up: node 2's first byte */
 }
 
-static void story_node0_fails_on_a_memoryless_node(struct ktest *t)
+/* The posted patch: node 0 has no memory, so alloc_bootmem_node() falls back, highest node first. */
+static void story_node0_falls_back_above_4g(struct ktest *t)
 {
 	struct swiotlb_placement p;
-	u64 before = bootmem_free_bytes(story(), NODE_ANY, BOOTMEM_NO_LIMIT);
 
-	EXPECT_FALSE(t, swiotlb_place(bm, 3, dist, 0, SWIOTLB_NODE0, 64 * MiB, &p));
-	EXPECT_STREQ(t, p.failed, "node 0 has no memory");
-	EXPECT_EQ(t, bootmem_free_bytes(bm, NODE_ANY, BOOTMEM_NO_LIMIT), before);  /* nothing taken */
+	EXPECT_TRUE(t, swiotlb_place(story(), 3, dist, 0, SWIOTLB_NODE0, 64 * MiB, &p));
+	EXPECT_EQ(t, p.node, 2);
+	EXPECT_EQ(t, p.base, 4 * GiB);
 	EXPECT_FALSE(t, swiotlb_place(bm, 3, dist, 0, SWIOTLB_OFF, 64 * MiB, &p));
 	EXPECT_STREQ(t, p.failed, "no pool (swiotlb=off)");
+}
+
+/* Linux today: the highest free block below 4 GiB, whatever its node. */
+static void story_low_takes_the_top_below_4g(struct ktest *t)
+{
+	struct swiotlb_placement p;
+
+	EXPECT_TRUE(t, swiotlb_place(story(), 3, dist, 0, SWIOTLB_LOW, 64 * MiB, &p));
+	EXPECT_EQ(t, p.node, 1);
+	EXPECT_EQ(t, p.base, 3 * GiB - 64 * MiB);
+	EXPECT_TRUE(t, swiotlb_place(story(), 3, dist, 0, SWIOTLB_FORCE, 64 * MiB, &p));
+	EXPECT_EQ(t, p.base, 3 * GiB - 64 * MiB);
+}
+
+static void story_nearest_lands_below_4g_on_node1(struct ktest *t)
+{
+	struct swiotlb_placement p;
+
+	/* The boot CPU is on node 0, which has no memory: the nearest is node 1. */
+	EXPECT_TRUE(t, swiotlb_place(story(), 3, dist, 0, SWIOTLB_NEAREST, 64 * MiB, &p));
+	EXPECT_EQ(t, p.node, 1);
+	EXPECT_EQ(t, p.base, 3 * GiB - 64 * MiB);       /* top-down, below the hole */
+}
+
+/* wide: four nodes of 1 GiB, node 3 above 4 GiB; the boot CPU on node 0. */
+static void wide_each_policy_picks_its_node(struct ktest *t)
+{
+	static const struct { enum swiotlb_policy policy; int node; u64 base; } want[] = {
+		{ SWIOTLB_RC5, 2, 2 * GiB },            /* node 3 above 4 GiB, then node 2, bottom-up */
+		{ SWIOTLB_RC4, 3, 4 * GiB },
+		{ SWIOTLB_NODE0, 0, 16 * MiB },         /* from MAX_DMA_ADDRESS up */
+		{ SWIOTLB_LOW, 2, 3 * GiB - 64 * MiB },
+		{ SWIOTLB_NEAREST, 0, 1 * GiB - 64 * MiB },
+	};
+
+	for (u32 i = 0; i < ARRAY_SIZE(want); i++) {
+		struct swiotlb_placement p;
+
+		bootmem_init(bm);
+		bootmem_add_memory(bm, 0, 1 * GiB, 0);
+		bootmem_add_memory(bm, 1 * GiB, 2 * GiB, 1);
+		bootmem_add_memory(bm, 2 * GiB, 3 * GiB, 2);
+		bootmem_add_memory(bm, 4 * GiB, 5 * GiB, 3);
+		bootmem_reserve(bm, 0, 1 * MiB);
+		bootmem_reserve(bm, 2 * MiB, 8 * MiB);
+		flat_distances(4);
+		EXPECT_TRUE(t, swiotlb_place(bm, 4, dist, 0, want[i].policy, 64 * MiB, &p));
+		EXPECT_EQ(t, p.node, want[i].node);
+		EXPECT_EQ(t, p.base, want[i].base);
+	}
 }
 
 static void one_node_every_policy_below_4g(struct ktest *t)
@@ -95,7 +141,7 @@ static void one_node_every_policy_below_4g(struct ktest *t)
 }
 
 /* Node 1 boots, has only high memory; node 3 is nearer than node 0 by SLIT. */
-static void scan_follows_slit_distance(struct ktest *t)
+static void nearest_follows_slit_distance(struct ktest *t)
 {
 	struct swiotlb_placement p;
 
@@ -106,13 +152,13 @@ static void scan_follows_slit_distance(struct ktest *t)
 	bootmem_add_memory(bm, 2 * GiB, 3 * GiB, 3);
 	flat_distances(4);
 	dist[1][0] = 40, dist[1][2] = 30, dist[1][3] = 21;
-	EXPECT_TRUE(t, swiotlb_place(bm, 4, dist, 1, SWIOTLB_SCAN, 64 * MiB, &p));
+	EXPECT_TRUE(t, swiotlb_place(bm, 4, dist, 1, SWIOTLB_NEAREST, 64 * MiB, &p));
 	EXPECT_EQ(t, p.node, 3);
 	dist[1][3] = 50;                        /* now node 2 is nearest */
-	EXPECT_TRUE(t, swiotlb_place(bm, 4, dist, 1, SWIOTLB_SCAN, 64 * MiB, &p));
+	EXPECT_TRUE(t, swiotlb_place(bm, 4, dist, 1, SWIOTLB_NEAREST, 64 * MiB, &p));
 	EXPECT_EQ(t, p.node, 2);
 	dist[1][2] = 50, dist[1][0] = 60;       /* 2 and 3 tie at 50: the lower ID first */
-	EXPECT_TRUE(t, swiotlb_place(bm, 4, dist, 1, SWIOTLB_SCAN, 64 * MiB, &p));
+	EXPECT_TRUE(t, swiotlb_place(bm, 4, dist, 1, SWIOTLB_NEAREST, 64 * MiB, &p));
 	EXPECT_EQ(t, p.node, 2);
 }
 
@@ -123,10 +169,12 @@ static void nothing_fits(struct ktest *t)
 	bootmem_init(bm);
 	bootmem_add_memory(bm, 4 * GiB, 6 * GiB, 0);    /* node 0: only high memory */
 	flat_distances(1);
-	EXPECT_FALSE(t, swiotlb_place(bm, 1, dist, 0, SWIOTLB_SCAN, 64 * MiB, &p));
+	EXPECT_FALSE(t, swiotlb_place(bm, 1, dist, 0, SWIOTLB_RC5, 64 * MiB, &p));
 	EXPECT_STREQ(t, p.failed, "no node has room below 4 GiB");
-	EXPECT_FALSE(t, swiotlb_place(bm, 1, dist, 0, SWIOTLB_NODE0, 64 * MiB, &p));
-	EXPECT_STREQ(t, p.failed, "node 0 has no room below 4 GiB");
+	EXPECT_FALSE(t, swiotlb_place(bm, 1, dist, 0, SWIOTLB_NEAREST, 64 * MiB, &p));
+	EXPECT_FALSE(t, swiotlb_place(bm, 1, dist, 0, SWIOTLB_LOW, 64 * MiB, &p));
+	EXPECT_TRUE(t, swiotlb_place(bm, 1, dist, 0, SWIOTLB_NODE0, 64 * MiB, &p));  /* no limit */
+	EXPECT_GE(t, p.base, 4 * GiB);
 	EXPECT_TRUE(t, swiotlb_place(bm, 1, dist, 0, SWIOTLB_RC4, 64 * MiB, &p));  /* rc4 does not care */
 	EXPECT_FALSE(t, swiotlb_place(bm, 1, dist, 0, SWIOTLB_RC4, 4 * GiB, &p));
 	EXPECT_STREQ(t, p.failed, "no node has room");
@@ -329,11 +377,14 @@ static void random_run_matches_a_model(struct ktest *t)
 }
 
 static const struct ktest_case swiotlb_pool_cases[] = {
-	KTEST(story_scan_lands_below_4g_on_node1),
+	KTEST(story_rc5_lands_low_on_node1),
 	KTEST(story_rc4_lands_above_4g_on_node2),
-	KTEST(story_node0_fails_on_a_memoryless_node),
+	KTEST(story_node0_falls_back_above_4g),
+	KTEST(story_low_takes_the_top_below_4g),
+	KTEST(story_nearest_lands_below_4g_on_node1),
+	KTEST(wide_each_policy_picks_its_node),
 	KTEST(one_node_every_policy_below_4g),
-	KTEST(scan_follows_slit_distance),
+	KTEST(nearest_follows_slit_distance),
 	KTEST(nothing_fits),
 	KTEST(fresh_pool_is_whole_segments),
 	KTEST(sizes_round_up_to_slabs),

@@ -6,8 +6,9 @@
  * free memory per node; the live pool (swiotlb= of this boot) is then used
  * for real: buffers above 4 GiB bounced in each direction for a 32-bit
  * device, or refused when the pool cannot serve it (rc4 above 4 GiB,
- * node0 on a memoryless node 0, off), concurrent mapping from every CPU,
- * a full pool and its recovery, a bad unmap, coherent memory.
+ * node0 falling back above it from a memoryless node 0, off), concurrent
+ * mapping from every CPU, a full pool and its recovery, a bad unmap,
+ * coherent memory.
  */
 #include "dma.h"
 #include "dma_debug.h"
@@ -38,16 +39,25 @@ static bool no_room(int node, u64 max_addr)
 	return swiotlb_boot_free_bytes(node, max_addr) < swiotlb_size();
 }
 
-/* The highest node that has memory: where rc4 goes. */
-static int highest_node_with_room(void)
+/* The highest node with room below max_addr: where 2.6.14's pgdat walk stops. */
+static int highest_roomy(u64 max_addr)
 {
 	for (int node = (int)numa.nr_nodes - 1; node >= 0; node--)
-		if (roomy(node, BOOTMEM_NO_LIMIT))
+		if (roomy(node, max_addr))
 			return node;
 	return -1;
 }
 
-/* Scan's choice, found another way: the roomy node nearest the boot CPU's, ties by ID. */
+/* Is any node between (not roomy, not without room)? Then the walk cannot be predicted. */
+static bool some_node_tight(u64 max_addr)
+{
+	for (u32 node = 0; node < numa.nr_nodes; node++)
+		if (!roomy((int)node, max_addr) && !no_room((int)node, max_addr))
+			return true;
+	return false;
+}
+
+/* Nearest's choice, found another way: the roomy node nearest the boot CPU's, ties by ID. */
 static int nearest_roomy_below_4g(void)
 {
 	u32 boot = numa.cpu_node[0];
@@ -62,6 +72,21 @@ static int nearest_roomy_below_4g(void)
 	return best;
 }
 
+/* rc4's walk (and node0's fallback): the highest node with room, bottom-up, no limit. */
+static void check_pgdat_walk_no_limit(struct ktest *t, bool ok, const struct swiotlb_placement *p)
+{
+	int high = highest_roomy(BOOTMEM_NO_LIMIT);
+
+	if (high < 0 || some_node_tight(BOOTMEM_NO_LIMIT))
+		return;
+	ASSERT_TRUE(t, ok);
+	EXPECT_EQ(t, p->node, high);
+	if (no_room(high, DMA32_LIMIT))
+		EXPECT_GE(t, p->base, DMA32_LIMIT);     /* the 2.6.14-rc4 bug */
+	if (roomy(high, DMA32_LIMIT))
+		EXPECT_LE(t, p->base + p->size, DMA32_LIMIT);   /* bottom-up finds the low part first */
+}
+
 /*
  * The rule of each policy, checked on a placement (ok: it succeeded). A
  * case where memory is too tight to say (between one and two pools free)
@@ -71,37 +96,48 @@ static void check_rule(struct ktest *t, enum swiotlb_policy policy, bool ok,
 		       const struct swiotlb_placement *p)
 {
 	switch (policy) {
-	case SWIOTLB_SCAN:
+	case SWIOTLB_RC5: {
+		int high = highest_roomy(DMA32_LIMIT);
+		if (no_room(NODE_ANY, DMA32_LIMIT)) {
+			EXPECT_FALSE(t, ok);
+		} else if (high >= 0 && !some_node_tight(DMA32_LIMIT)) {
+			ASSERT_TRUE(t, ok);
+			EXPECT_EQ(t, p->node, high);
+			EXPECT_LE(t, p->base + p->size, DMA32_LIMIT);
+		}
+		break;
+	}
+	case SWIOTLB_RC4:
+		check_pgdat_walk_no_limit(t, ok, p);
+		break;
+	case SWIOTLB_NODE0:
+		if (roomy(0, BOOTMEM_NO_LIMIT)) {
+			ASSERT_TRUE(t, ok);
+			EXPECT_EQ(t, p->node, 0);
+		} else if (no_room(0, BOOTMEM_NO_LIMIT)) {
+			check_pgdat_walk_no_limit(t, ok, p);    /* e.g. a memoryless node 0 */
+		}
+		break;
+	case SWIOTLB_LOW:
 	case SWIOTLB_FORCE:
+		if (no_room(NODE_ANY, DMA32_LIMIT)) {
+			EXPECT_FALSE(t, ok);
+		} else if (roomy(NODE_ANY, DMA32_LIMIT)) {
+			ASSERT_TRUE(t, ok);
+			EXPECT_LE(t, p->base + p->size, DMA32_LIMIT);
+			/* Top-down: no free pool-sized room was left between it and 4 GiB. */
+			EXPECT_LT(t, swiotlb_boot_free_bytes(NODE_ANY, DMA32_LIMIT) -
+				     swiotlb_boot_free_bytes(NODE_ANY, p->base + p->size),
+				  2 * swiotlb_size());
+		}
+		break;
+	case SWIOTLB_NEAREST:
 		if (no_room(NODE_ANY, DMA32_LIMIT)) {
 			EXPECT_FALSE(t, ok);
 		} else if (nearest_roomy_below_4g() >= 0) {
 			ASSERT_TRUE(t, ok);
 			EXPECT_LE(t, p->base + p->size, DMA32_LIMIT);
 			EXPECT_EQ(t, p->node, nearest_roomy_below_4g());
-		}
-		break;
-	case SWIOTLB_RC4: {
-		int high = highest_node_with_room();
-		if (high < 0)
-			break;
-		ASSERT_TRUE(t, ok);
-		EXPECT_EQ(t, p->node, high);
-		u64 above = swiotlb_boot_free_bytes(high, BOOTMEM_NO_LIMIT) -
-			    swiotlb_boot_free_bytes(high, DMA32_LIMIT);
-		if (above >= 2 * swiotlb_size())
-			EXPECT_GE(t, p->base, DMA32_LIMIT);     /* the 2.6.14-rc4 bug */
-		if (above == 0)
-			EXPECT_LE(t, p->base + p->size, DMA32_LIMIT);
-		break;
-	}
-	case SWIOTLB_NODE0:
-		if (no_room(0, DMA32_LIMIT)) {
-			EXPECT_FALSE(t, ok);            /* e.g. a memoryless node 0 */
-		} else if (roomy(0, DMA32_LIMIT)) {
-			ASSERT_TRUE(t, ok);
-			EXPECT_EQ(t, p->node, 0);
-			EXPECT_LE(t, p->base + p->size, DMA32_LIMIT);
 		}
 		break;
 	case SWIOTLB_OFF:

@@ -2,7 +2,7 @@
  * edu_test.c - the 2005 swiotlb bug on a device that really cannot reach
  * past 32 bits: QEMU's edu with dma_mask=0xffffffff (see edu.h).
  *
- * With a pool below 4 GiB (scan, force) a buffer above 4 GiB travels to
+ * With a pool below 4 GiB (rc5, low, nearest, force) a buffer above 4 GiB travels to
  * the device and back intact through bounce buffers. With the pool above
  * 4 GiB (rc4) the DMA API refuses; with its map-anyway test option the
  * device is handed the pool's address, truncates it, and reads the low
