@@ -29,10 +29,26 @@ struct rcu_head {
 /* The modes, oldest first (rcu_modes[] in rcu.c has their rows). */
 enum rcu_mode {
 	RCU_MODE_RC4,           /* 2.6.14-rc4: at most 10 callbacks per pass, no count */
-	RCU_MODE_BATCH10K,      /* the batch limit raised to 10000 */
-	RCU_MODE_COUNT,         /* Eric Dumazet's callback counter: need_resched above qhimark */
-	RCU_MODE_FQS,           /* 2.6.16: above qhimark, no batch limit and forcing IPIs */
+	RCU_MODE_BATCH10K,      /* the batch limit raised to 10000 (2.6.14) */
+	RCU_MODE_COUNT,         /* Eric Dumazet's callback counter: need_resched above 10000 */
+	RCU_MODE_FQS16,         /* 2.6.16: forcing rounds every rsinterval callbacks, bare IPIs */
+	RCU_MODE_FQS19,         /* 2.6.19: one forcing round per grace period, bare IPIs */
+	RCU_MODE_FQS,           /* testbed's own: one round per grace period that is noticed */
 	RCU_NR_MODES,
+};
+
+/* How a mode forces the CPUs that hold a grace period up, once above qhimark. */
+enum rcu_forcing {
+	RCU_FORCE_NONE,
+	RCU_FORCE_RSINTERVAL,   /* a round each time the queue grew by rcu.rsinterval */
+	RCU_FORCE_ONCE_PER_GP,  /* one round per grace period (rcp->signaled) */
+};
+
+/* What the forcing IPI does on its target. */
+enum rcu_ipi {
+	RCU_IPI_BARE,           /* acknowledged, nothing else: x86-64's 2.6 reschedule IPI */
+	RCU_IPI_RESCHED,        /* sets the target's need_resched (rcu.fqs_ipi=resched) */
+	RCU_IPI_NOTICE,         /* need_resched, and RCU notices the batch first (testbed) */
 };
 
 struct rcu_mode_info {
@@ -40,7 +56,9 @@ struct rcu_mode_info {
 	const char *history;    /* which kernel, whose patch */
 	long blimit;            /* callbacks per pass; 0: the rcu.blimit knob */
 	bool count_resched;     /* above qhimark: need_resched on this CPU */
-	bool force_qs;          /* above qhimark: no batch limit, force_quiescent_state() */
+	enum rcu_forcing forcing;       /* above qhimark: no batch limit, and this forcing */
+	enum rcu_ipi ipi;       /* the forcing IPI; RCU_MODE_FQS takes rcu.fqs_ipi= */
+	bool time_budget;       /* a pass without batch limit stops after rcu.budget_us */
 };
 
 extern const struct rcu_mode_info rcu_modes[RCU_NR_MODES];
@@ -48,7 +66,7 @@ extern const struct rcu_mode_info rcu_modes[RCU_NR_MODES];
 void rcu_read_lock(void);
 void rcu_read_unlock(void);
 
-/* Run func(head) after a grace period, on this CPU, from interrupt exit. */
+/* Run func(head) after a grace period, on this CPU, in the RCU softirq. */
 void call_rcu(struct rcu_head *head, void (*func)(struct rcu_head *head));
 
 /* Wait for a grace period (sleeps). */
@@ -75,6 +93,10 @@ const char *rcu_mode_name(void);        /* rcu_modes[rcu_mode()].name */
 bool rcu_mode_by_name(const char *name, enum rcu_mode *mode);
 
 u64 rcu_qhimark_value(void);            /* rcu.qhimark */
+u64 rcu_rsinterval_value(void);         /* rcu.rsinterval */
+
+/* Is head on one of this CPU's callback lists? (For tests.) */
+bool rcu_queued_here(const struct rcu_head *head);
 
 /*
  * Scheduler hooks: a pass through schedule(); a tick, quiescent when it
@@ -84,15 +106,15 @@ u64 rcu_qhimark_value(void);            /* rcu.qhimark */
 void rcu_note_context_switch(void);
 void rcu_tick(bool quiescent);
 
-/* Interrupt exit, interrupts off: process callbacks if the tick asked for it. */
-void rcu_irq_exit(void);
-
 /* Statistics. */
 u64 rcu_completed_batches(void);        /* grace periods completed since boot */
 u64 rcu_qlen(u32 cpu);                  /* callbacks queued on cpu now */
 u64 rcu_peak_qlen(void);                /* longest queue of any CPU since the last reset */
 void rcu_reset_peak(void);
 u64 rcu_fqs_rounds(void);               /* force_quiescent_state() IPI rounds */
+u64 rcu_invoked(u32 cpu);               /* callbacks cpu has run since boot */
+u64 rcu_done_len(u32 cpu);              /* cpu's callbacks past their grace period, not yet run */
+enum rcu_ipi rcu_forcing_ipi(void);     /* what the forcing IPIs of this mode do */
 
 /* For tests that stage a grace period: is a batch running, and does cpu still owe it? */
 bool rcu_batch_running(void);

@@ -2,13 +2,20 @@
  * sched.h - kernel threads and the preemptive scheduler.
  *
  * Each CPU has a run queue: a FIFO of runnable threads. The running thread
- * keeps its CPU until it blocks, yields, or its time slice (SCHED_SLICE_TICKS
- * timer ticks) runs out; then schedule() switches to the head of the queue
- * and puts the old thread at the tail (round robin). Preemption happens on
- * the way out of an interrupt (the tick sets need_resched) and at
- * cond_resched(), never while preempt_count > 0 (spinlocks,
- * rcu_read_lock). When its queue is empty a CPU runs its idle thread,
- * which first tries to pull a thread from the busiest CPU, then halts.
+ * keeps its CPU until it blocks, yields, or its time slice (SCHED_SLICE_MS,
+ * 100 ms, counted in ticks of the hz= timer) runs out; then schedule()
+ * switches to the head of the queue and puts the old thread at the tail
+ * (round robin). Preemption happens on the way out of an interrupt (the
+ * tick sets need_resched) and at cond_resched(), never while
+ * preempt_count > 0 (spinlocks, rcu_read_lock, softirqs). When its queue
+ * is empty a CPU runs its idle thread, which first tries to pull a thread
+ * from the busiest CPU, then halts.
+ *
+ * One priority below the rest: a thread made by thread_create_lowest()
+ * (ksoftirqd) gets SCHED_MIN_SLICE_MS slices, and waking it never
+ * preempts anyone but the idle thread. Under load it runs once per round
+ * of the queue, as a nice 19 thread ran once the others had used their
+ * slices in 2.6.14's O(1) scheduler (a simplification: no other levels).
  *
  * Thread states:
  *
@@ -46,6 +53,7 @@ struct thread {
 	void (*fn)(void *arg);
 	void *arg;
 	u32 slice;                      /* ticks left in its time slice */
+	bool lowest_priority;           /* thread_create_lowest(): short slices, never preempts */
 	bool is_idle;
 	struct thread *joiner;          /* waiting in thread_join() */
 	u64 switches;                   /* times switched in */
@@ -64,6 +72,9 @@ void sched_init(void);
  */
 #define SCHED_ANY_CPU (~0u)
 struct thread *thread_create(const char *name, void (*fn)(void *), void *arg, u32 cpu);
+
+/* The same at the lowest priority (ksoftirqd's, 2.6.14's nice 19). */
+struct thread *thread_create_lowest(const char *name, void (*fn)(void *), void *arg, u32 cpu);
 
 /* End the calling thread. fn returning does the same. */
 void thread_exit(void) __noreturn;

@@ -30,6 +30,14 @@ void smp_call_function_all(void (*fn)(void *), void *arg, bool wait);
 void smp_send_reschedule(u32 cpu);
 
 /*
+ * The reschedule vector alone, need_resched untouched: the target
+ * acknowledges it and switches only if it was going to anyway. Linux
+ * 2.6's x86-64 smp_send_reschedule() was this (its callers set
+ * TIF_NEED_RESCHED first); RCU's fqs16 and fqs19 modes replay it.
+ */
+void smp_send_bare_reschedule(u32 cpu);
+
+/*
  * Panic: stop every other CPU (NMI), so the panicking one prints alone.
  * Returns with interrupts off. If another CPU is already stopping the
  * machine, halts this CPU instead of returning; on the CPU that stopped

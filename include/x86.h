@@ -98,9 +98,32 @@ static inline u64 read_rsp(void)
 	return v;
 }
 
+#define RFLAGS_IF (1UL << 9)
+
 #ifndef HOST_TEST
-static inline void cli(void) { __asm__ volatile("cli" ::: "memory"); }
-static inline void sti(void) { __asm__ volatile("sti" ::: "memory"); }
+/* The interrupts-off tracer (kernel/irqoff.c) times each window from cli to sti. */
+extern bool irqoff_tracing;
+void irqoff_begin(u64 where);
+void irqoff_end(void);
+
+static inline void cli(void)
+{
+	if (irqoff_tracing && (read_rflags() & RFLAGS_IF)) {
+		u64 where;
+		__asm__ volatile("lea 0(%%rip), %0" : "=r"(where));
+		__asm__ volatile("cli" ::: "memory");
+		irqoff_begin(where);
+		return;
+	}
+	__asm__ volatile("cli" ::: "memory");
+}
+
+static inline void sti(void)
+{
+	if (irqoff_tracing)
+		irqoff_end();
+	__asm__ volatile("sti" ::: "memory");
+}
 #else
 /* Host unit tests run in user mode, where cli/sti fault: nothing to mask. */
 static inline void cli(void) { }
@@ -109,8 +132,6 @@ static inline void sti(void) { }
 static inline void hlt(void) { __asm__ volatile("hlt" ::: "memory"); }
 static inline void cpu_relax(void) { __asm__ volatile("pause" ::: "memory"); }
 static inline void invlpg(u64 va) { __asm__ volatile("invlpg (%0)" : : "r"(va) : "memory"); }
-
-#define RFLAGS_IF (1UL << 9)
 
 /* Disable interrupts and return whether they were on: pair with irq_restore(). */
 static inline u64 irq_save(void)

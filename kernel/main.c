@@ -24,6 +24,7 @@
 #include "fbcon.h"
 #include "format.h"
 #include "fw_cfg.h"
+#include "irqoff.h"
 #include "kstring.h"
 #include "ktest.h"
 #include "lab.h"
@@ -38,6 +39,7 @@
 #include "sched.h"
 #include "serial.h"
 #include "smp.h"
+#include "softirq.h"
 #include "edu.h"
 #include "pci.h"
 #include "virtio_blk.h"
@@ -194,6 +196,8 @@ void kernel_main(u64 magic, u64 info_phys)
 	timer_init_cpu();
 	sti();
 	smp_boot();
+	softirq_init();
+	irqoff_start();
 	pci_init();
 	virtio_blk_get();       /* probe the drivers: their lines come with the facts */
 	edu_get();

@@ -25,12 +25,16 @@
  * calls (an open/close loop) passes one only when a tick happens to land
  * in its few user-mode instructions.
  *
- * Callbacks run from rcu_irq_exit(), on the way out of an interrupt, like a
- * softirq: never from a thread, since switching to such a thread would
- * itself be a quiescent state and hide the bug.
+ * Callbacks run in the RCU softirq (kernel/softirq.c), with interrupts on:
+ * on the way out of an interrupt, at most blimit per pass and
+ * SOFTIRQ_MAX_RESTART passes, the rest in ksoftirqd, the lowest-priority
+ * thread, as 2.6.14's tasklet did. A switch into ksoftirqd is itself a
+ * quiescent state: under a storm, that is how rc4 kept ending grace
+ * periods while its callbacks fell behind.
  *
  * Locking: the control block is guarded by rcu_lock; per-CPU data is
- * touched only by its own CPU with interrupts off.
+ * touched only by its own CPU with interrupts off, except the done list,
+ * which only the softirq touches (it never nests on a CPU).
  */
 #include "rcu.h"
 #include "cmdline.h"
@@ -39,7 +43,9 @@
 #include "printk.h"
 #include "sched.h"
 #include "smp.h"
+#include "softirq.h"
 #include "spinlock.h"
+#include "time.h"
 #include "x86.h"
 
 /*
@@ -49,27 +55,43 @@
 const struct rcu_mode_info rcu_modes[RCU_NR_MODES] = {
 	[RCU_MODE_RC4] = {
 		.name = "rc4",
-		.history = "2.6.14-rc4: at most 10 callbacks per pass (maxbatch), no count",
+		.history = "2.6.14-rc4: at most maxbatch = 10 callbacks per tasklet run, no count",
 		.blimit = 10,
 	},
 	[RCU_MODE_BATCH10K] = {
 		.name = "batch10k",
-		.history = "the batch limit raised from 10 to 10000, merged by Linus Torvalds "
-			   "before 2.6.14 (LWN, 18 Oct 2005; 2.6.15 has maxbatch = 10000)",
+		.history = "Linus Torvalds, \"Increase default RCU batching sharply\" (2.6.14-rc5, "
+			   "Oct 2005): maxbatch = 10000",
 		.blimit = 10000,
 	},
 	[RCU_MODE_COUNT] = {
 		.name = "count",
-		.history = "Eric Dumazet's \"rcu: keep rcu callback event counter\" (merged 18 Oct "
-			   "2005): need_resched on this CPU above 10000 queued",
+		.history = "2.6.14: Eric Dumazet's \"keep rcu callback event counter\" with maxbatch "
+			   "10000: need_resched on this CPU above 10000 queued",
 		.blimit = 10000,
 		.count_resched = true,
 	},
+	[RCU_MODE_FQS16] = {
+		.name = "fqs16",
+		.history = "2.6.16: Dipankar Sarma, \"rcu batch tuning\": above qhimark no batch "
+			   "limit, need_resched here, and a bare reschedule IPI round each rsinterval",
+		.forcing = RCU_FORCE_RSINTERVAL,
+		.ipi = RCU_IPI_BARE,
+	},
+	[RCU_MODE_FQS19] = {
+		.name = "fqs19",
+		.history = "2.6.19: Oleg Nesterov's rework: the same, but one bare IPI round per "
+			   "grace period (rcp->signaled)",
+		.forcing = RCU_FORCE_ONCE_PER_GP,
+		.ipi = RCU_IPI_BARE,
+	},
 	[RCU_MODE_FQS] = {
 		.name = "fqs",
-		.history = "2.6.16, Dipankar Sarma's batch tuning: above qhimark no batch limit and "
-			   "IPIs to the CPUs that owe a quiescent state; blimit again at qlowmark",
-		.force_qs = true,
+		.history = "testbed's own: one round per grace period, and the IPI makes its target "
+			   "notice the batch and switch (rcu.fqs_ipi=notice); passes time-bounded",
+		.forcing = RCU_FORCE_ONCE_PER_GP,
+		.ipi = RCU_IPI_NOTICE,
+		.time_budget = true,
 	},
 };
 
@@ -84,6 +106,8 @@ static u64 rcu_qhimark = 10000;         /* 2.6.16 qhimark, Eric Dumazet's 10000 
 PARAM_U64("rcu.qhimark", rcu_qhimark, 1, 100000000);
 static u64 rcu_qlowmark = 100;          /* 2.6.16 qlowmark */
 PARAM_U64("rcu.qlowmark", rcu_qlowmark, 0, 100000000);
+static u64 rcu_budget_us = 3000;        /* fqs: a pass without batch limit, at most (modern: 3 ms) */
+PARAM_U64("rcu.budget_us", rcu_budget_us, 10, 1000000);
 
 struct rcu_ctrlblk {
 	struct spinlock lock;
@@ -103,10 +127,12 @@ struct rcu_data {
 	struct rcu_head *nxtlist, **nxttail;
 	struct rcu_head *curlist, **curtail;
 	struct rcu_head *donelist, **donetail;
-	long qlen;
+	long qlen;              /* on all three lists */
+	long curlen, donelen;   /* on curlist, on donelist */
 	long qlen_peak;
+	long last_rs_qlen;      /* qlen at the last rsinterval forcing round (fqs16) */
 	long blimit;
-	bool softirq;           /* work to do at the next interrupt exit */
+	u64 invoked;            /* callbacks run since boot */
 };
 
 static struct rcu_ctrlblk rcp = { .lock = SPINLOCK_INIT("rcu"), .cur = -300, .completed = -300 };
@@ -134,25 +160,38 @@ void rcu_read_unlock(void)
 }
 
 /*
- * How a CPU owing a quiescent state is forced (rcu.fqs_ipi=).
+ * How a CPU owing a quiescent state is forced, once its queue is past
+ * qhimark: this CPU sets its own need_resched, then IPIs go to the others
+ * still in the grace period's cpumask, by mode (rcu_modes[].forcing, .ipi):
  *
- * resched: 2.6.16 exactly. A bare reschedule IPI: the CPU switches on the
- *   way out of the interrupt. But the IPI goes out right after the batch
- *   starts, before that CPU's tick has noticed the batch, so the switch
- *   comes first and check_quiescent_state() then clears passed_quiesc when
- *   it notices: the quiescent state is lost, and no second round comes in
- *   this grace period. A kernel thread that schedules only when asked (the
- *   hog) then holds the batch until its time slice ends. The forcing CPU
- *   itself, and the CPU that just started a batch by ending the last one,
- *   waste their next switches the same way, until their next tick.
- * notice (default): the same single round, but no switch is wasted. The
- *   IPI runs rcu_forced() on the target, which has RCU's interrupt-exit
- *   work notice the batch before the switch (rcu_irq_exit() runs first in
- *   sched_preempt_irq()); the forcing CPU notices before it asks itself to
- *   switch; a CPU whose report ends a batch notices the next one at once.
+ * fqs16 (2.6.16): a round each time the queue has grown by rsinterval
+ *   since the last; fqs19 (2.6.19): one round per grace period. Both send
+ *   x86-64's reschedule IPI as it was then: the target acknowledges it and
+ *   nothing more (need_resched was set by the sender in resched_task(),
+ *   never here), so it switches only if it was about to anyway. A kernel
+ *   thread that never asks to switch (the hog) shrugs the rounds off.
+ * fqs (testbed's own), rcu.fqs_ipi=notice (default): one round per grace
+ *   period that works. The IPI runs rcu_forced() on the target, which sets
+ *   need_resched and has RCU's softirq notice the batch before the switch
+ *   (else check_quiescent_state() would meet the new batch only after the
+ *   switch and throw the quiescent state away); the forcing CPU notices
+ *   before it asks itself to switch; a CPU whose report ends a batch
+ *   notices the next one at once.
+ * fqs, rcu.fqs_ipi=resched: the IPI only sets need_resched. No kernel ran
+ *   this hybrid; it shows why noticing matters: the forced switch comes
+ *   before the target has noticed the batch, and the state is lost.
  */
 static int fqs_ipi_resched;
 PARAM_CHOICE("rcu.fqs_ipi", fqs_ipi_resched, "notice", "resched");
+static u64 rcu_rsinterval = 1000;       /* 2.6.16 rsinterval */
+PARAM_U64("rcu.rsinterval", rcu_rsinterval, 1, 100000000);
+
+enum rcu_ipi rcu_forcing_ipi(void)
+{
+	if (policy->ipi == RCU_IPI_NOTICE && fqs_ipi_resched)
+		return RCU_IPI_RESCHED;
+	return policy->ipi;
+}
 
 /* A new batch began: this CPU owes it a state; only one passed from now on counts. */
 static void note_new_batch(struct rcu_data *rdp, long cur)
@@ -162,38 +201,56 @@ static void note_new_batch(struct rcu_data *rdp, long cur)
 	rdp->quiescbatch = cur;
 }
 
-/* In the IPI, on the forced CPU: interrupt exit notices the batch, then switches. */
+/* In the IPI, on the forced CPU: the softirq notices the batch, then switches. */
 static void rcu_forced(void *arg)
 {
-	rcu_data[smp_processor_id()].softirq = true;
+	raise_softirq(SOFTIRQ_RCU);
 	this_cpu()->need_resched = true;
 }
 
 /*
- * 2.6.16's force_quiescent_state(): reschedule this CPU, and once per
- * grace period every other CPU that still owes it a quiescent state.
+ * Is a forcing round due? rcp.lock held. 2.6.16 counted the growth
+ * whether or not a grace period was running (the round then went to an
+ * empty cpumask); a round per grace period needs one running.
  */
+static bool forcing_round_due(struct rcu_data *rdp)
+{
+	if (policy->forcing == RCU_FORCE_RSINTERVAL) {
+		if (rdp->qlen - rdp->last_rs_qlen <= (long)rcu_rsinterval)
+			return false;
+		rdp->last_rs_qlen = rdp->qlen;
+		return true;
+	}
+	if (rcp.completed == rcp.cur || rcp.signaled)
+		return false;
+	rcp.signaled = true;
+	return true;
+}
+
+/* force_quiescent_state(), called from call_rcu() above qhimark. */
 static void force_quiescent_state(u32 self)
 {
 	struct rcu_data *rdp = &rcu_data[self];
+	enum rcu_ipi ipi = rcu_forcing_ipi();
 	struct cpumask owe;
 
 	spin_lock(&rcp.lock);
-	if (!fqs_ipi_resched && rdp->quiescbatch != rcp.cur)
+	if (ipi == RCU_IPI_NOTICE && rdp->quiescbatch != rcp.cur)
 		note_new_batch(rdp, rcp.cur);
 	this_cpu()->need_resched = true;
-	if (rcp.signaled || rcp.completed == rcp.cur) {
+	if (!forcing_round_due(rdp)) {
 		spin_unlock(&rcp.lock);
 		return;
 	}
-	rcp.signaled = true;
 	rcp.fqs_rounds++;
 	owe = rcp.cpumask;
 	spin_unlock(&rcp.lock);
 	for (u32 cpu = 0; cpu < nr_cpus; cpu++) {
 		if (cpu == self || !cpumask_test(&owe, cpu))
 			continue;
-		if (fqs_ipi_resched)
+		if (ipi == RCU_IPI_BARE)
+			smp_send_bare_reschedule(cpu);
+		else if (ipi == RCU_IPI_RESCHED)
 			smp_send_reschedule(cpu);
 		else
 			smp_call_function(cpu, rcu_forced, NULL, false);
@@ -215,7 +272,7 @@ void call_rcu(struct rcu_head *head, void (*func)(struct rcu_head *head))
 	if (unlikely(rdp->qlen > (long)rcu_qhimark)) {
 		if (policy->count_resched)              /* Eric Dumazet's counter */
 			this_cpu()->need_resched = true;
-		if (policy->force_qs) {                 /* 2.6.16 */
+		if (policy->forcing != RCU_FORCE_NONE) {       /* 2.6.16 and later */
 			rdp->blimit = BLIMIT_UNLIMITED;
 			force_quiescent_state(cpu);
 		}
@@ -259,46 +316,80 @@ static void check_quiescent_state(u32 cpu, struct rcu_data *rdp)
 	spin_lock(&rcp.lock);
 	if (rdp->quiescbatch == rcp.cur)
 		cpu_quiet(cpu);
-	if (!fqs_ipi_resched && policy->force_qs && rdp->quiescbatch != rcp.cur)
+	if (rcu_forcing_ipi() == RCU_IPI_NOTICE && rdp->quiescbatch != rcp.cur)
 		note_new_batch(rdp, rcp.cur);   /* we ended it and started the next */
 	spin_unlock(&rcp.lock);
 }
 
-/* Invoke up to blimit done callbacks; leave the rest for the next pass. */
+/* Take a callback off the done list, before it runs. Softirq context. */
+static struct rcu_head *next_done(struct rcu_data *rdp)
+{
+	struct rcu_head *head = rdp->donelist;
+	u64 flags;
+
+	if (!head)
+		return NULL;
+	rdp->donelist = head->next;
+	if (!rdp->donelist)
+		rdp->donetail = &rdp->donelist;
+	flags = irq_save();
+	rdp->qlen--;            /* call_rcu() in an interrupt counts up: not torn */
+	rdp->donelen--;
+	irq_restore(flags);
+	return head;
+}
+
+/*
+ * Invoke up to blimit done callbacks, interrupts on; re-raise the softirq
+ * for the rest, as 2.6.14's rcu_do_batch() re-scheduled its tasklet. The
+ * done list is updated before each callback: one that came back here
+ * would find only the callbacks still to run. Without a batch limit, a
+ * mode with a time budget stops after rcu.budget_us.
+ */
 static void do_batch(struct rcu_data *rdp)
 {
-	struct rcu_head *list = rdp->donelist, *next;
+	bool timed = policy->time_budget && rdp->blimit == (long)BLIMIT_UNLIMITED;
+	u64 deadline = timed ? ktime_ns() + rcu_budget_us * 1000 : 0;
+	struct rcu_head *head;
 	long count = 0;
 
-	while (list) {
-		next = list->next;
-		rdp->qlen--;            /* first: a callback may wake someone who reads qlen */
-		list->func(list);
-		list = next;
+	while ((head = next_done(rdp))) {
+		head->func(head);
 		if (++count >= rdp->blimit)
 			break;
+		if (timed && ktime_ns() >= deadline)
+			break;
 	}
-	rdp->donelist = list;
-	if (!list)
-		rdp->donetail = &rdp->donelist;
-	else
-		rdp->softirq = true;    /* more next time */
+	rdp->invoked += count;
+	if (rdp->donelist)
+		raise_softirq(SOFTIRQ_RCU);     /* more next time */
 	if (rdp->blimit == (long)BLIMIT_UNLIMITED && rdp->qlen <= (long)rcu_qlowmark)
 		rdp->blimit = base_blimit();
 }
 
-/* 2.6.16's __rcu_process_callbacks(), for this CPU, interrupts off. */
-static void process_callbacks(u32 cpu, struct rcu_data *rdp)
+/*
+ * The RCU softirq: 2.6.16's __rcu_process_callbacks() for this CPU. The
+ * lists move with interrupts off (call_rcu() may run in an interrupt);
+ * the callbacks run with interrupts on.
+ */
+static void rcu_process_callbacks(void)
 {
+	u32 cpu = smp_processor_id();
+	struct rcu_data *rdp = &rcu_data[cpu];
+	u64 flags = irq_save();
+
 	if (rdp->curlist && !batch_before(rcp.completed, rdp->batch)) {
 		*rdp->donetail = rdp->curlist;
 		rdp->donetail = rdp->curtail;
 		rdp->curlist = NULL;
 		rdp->curtail = &rdp->curlist;
+		rdp->donelen += rdp->curlen;
+		rdp->curlen = 0;
 	}
 	if (rdp->nxtlist && !rdp->curlist) {
 		rdp->curlist = rdp->nxtlist;
 		rdp->curtail = rdp->nxttail;
+		rdp->curlen = rdp->qlen - rdp->donelen;
 		rdp->nxtlist = NULL;
 		rdp->nxttail = &rdp->nxtlist;
 		spin_lock(&rcp.lock);
@@ -308,6 +399,7 @@ static void process_callbacks(u32 cpu, struct rcu_data *rdp)
 		spin_unlock(&rcp.lock);
 	}
 	check_quiescent_state(cpu, rdp);
+	irq_restore(flags);
 	if (rdp->donelist)
 		do_batch(rdp);
 }
@@ -337,18 +429,7 @@ void rcu_tick(bool quiescent)
 	if (quiescent)
 		rdp->passed_quiesc = true;
 	if (rcu_pending(rdp))
-		rdp->softirq = true;
-}
-
-void rcu_irq_exit(void)
-{
-	u32 cpu = smp_processor_id();
-	struct rcu_data *rdp = &rcu_data[cpu];
-
-	if (!rdp->softirq)
-		return;
-	rdp->softirq = false;
-	process_callbacks(cpu, rdp);
+		raise_softirq(SOFTIRQ_RCU);     /* 2.6.14: tasklet_schedule(&rcu_tasklet) */
 }
 
 /* --- waiting for grace periods --------------------------------------------- */
@@ -449,6 +530,30 @@ u64 rcu_qhimark_value(void)
 	return rcu_qhimark;
 }
 
+u64 rcu_rsinterval_value(void)
+{
+	return rcu_rsinterval;
+}
+
+static bool on_list(const struct rcu_head *list, const struct rcu_head *head)
+{
+	for (; list; list = list->next)
+		if (list == head)
+			return true;
+	return false;
+}
+
+bool rcu_queued_here(const struct rcu_head *head)
+{
+	struct rcu_data *rdp = &rcu_data[smp_processor_id()];
+	u64 flags = irq_save();
+	bool queued = on_list(rdp->nxtlist, head) || on_list(rdp->curlist, head) ||
+		      on_list(rdp->donelist, head);
+
+	irq_restore(flags);
+	return queued;
+}
+
 const char *rcu_mode_name(void)
 {
 	return policy->name;
@@ -464,6 +569,7 @@ void rcu_init(void)
 		rdp->quiescbatch = rcp.completed;
 		percpu[cpu].rcu = rdp;
 	}
+	open_softirq(SOFTIRQ_RCU, rcu_process_callbacks);
 	rcu_set_mode(rcu_mode_arg);
 	printk("rcu: mode=%s blimit=%ld qhimark=%llu qlowmark=%llu\n", policy->name, base_blimit(),
 	       rcu_qhimark, rcu_qlowmark);
@@ -492,6 +598,16 @@ void rcu_reset_peak(void)
 {
 	for (u32 cpu = 0; cpu < nr_cpus; cpu++)
 		rcu_data[cpu].qlen_peak = rcu_data[cpu].qlen;
+}
+
+u64 rcu_done_len(u32 cpu)
+{
+	return (u64)__atomic_load_n(&rcu_data[cpu].donelen, __ATOMIC_RELAXED);
+}
+
+u64 rcu_invoked(u32 cpu)
+{
+	return rcu_data[cpu].invoked;
 }
 
 u64 rcu_fqs_rounds(void)

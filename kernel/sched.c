@@ -44,6 +44,8 @@
 #include "rcu.h"
 #include "slab.h"
 #include "smp.h"
+#include "softirq.h"
+#include "time.h"
 #include "vm.h"
 #include "x86.h"
 
@@ -63,6 +65,14 @@ static u32 next_tid = 1;
 
 void switch_to(u64 *save_rsp, u64 next_rsp);
 extern char thread_entry[];
+
+/* A time slice in ticks: SCHED_SLICE_MS, or SCHED_MIN_SLICE_MS at the lowest priority. */
+static u32 slice_ticks(const struct thread *t)
+{
+	u64 ms = t->lowest_priority ? SCHED_MIN_SLICE_MS : SCHED_SLICE_MS;
+
+	return (u32)MAX(ms * hz / 1000, 1);
+}
 
 static struct runqueue *rq_of(u32 cpu)
 {
@@ -110,10 +120,12 @@ static void enqueue_on(u32 cpu, struct thread *t)
 	t->state = THREAD_RUNNABLE;
 	enqueue(rq, t);
 	spin_unlock(&rq->lock);
-	if (cpu != smp_processor_id())
-		smp_send_reschedule(cpu);
-	else if (this_cpu()->current->is_idle)
+	if (cpu != smp_processor_id()) {
+		if (!t->lowest_priority || percpu[cpu].current->is_idle)
+			smp_send_reschedule(cpu);
+	} else if (this_cpu()->current->is_idle) {
 		this_cpu()->need_resched = true;
+	}
 }
 
 /* Runs in the thread just switched to, still holding its CPU's run-queue lock. */
@@ -153,8 +165,8 @@ void schedule(void)
 
 	pc = this_cpu();
 	if (pc->preempt_count != 0)
-		panic("scheduling while atomic: preempt_count %d in thread %s", pc->preempt_count,
-		      pc->current->name);
+		panic("scheduling while atomic: preempt_count %#x in thread %s%s", pc->preempt_count,
+		      pc->current->name, in_softirq() ? ", in a softirq" : "");
 	rq = rq_of(pc->cpu);
 	spin_lock(&rq->lock);
 	prev = pc->current;
@@ -173,7 +185,7 @@ void schedule(void)
 		next = pc->idle;
 	if (next == prev) {
 		prev->state = THREAD_RUNNING;
-		prev->slice = SCHED_SLICE_TICKS;        /* a new slice, even alone on the CPU */
+		prev->slice = slice_ticks(prev);        /* a new slice, even alone on the CPU */
 		spin_unlock(&rq->lock);
 		irq_restore(flags);
 		return;
@@ -184,7 +196,7 @@ void schedule(void)
 	next->state = THREAD_RUNNING;
 	next->on_cpu = true;
 	next->cpu = pc->cpu;
-	next->slice = SCHED_SLICE_TICKS;
+	next->slice = slice_ticks(next);
 	next->switches++;
 	rq->switches++;
 	rq->prev = prev;
@@ -248,10 +260,13 @@ void wake_up_thread(struct thread *t)
 		if (target == cpu) {
 			enqueue(rq, t);
 			spin_unlock(&rq->lock);
-			if (cpu != smp_processor_id())
-				smp_send_reschedule(cpu);
-			else
-				this_cpu()->need_resched = true;
+			/* The lowest priority waits for its turn, unless the CPU is idle. */
+			if (!t->lowest_priority || percpu[cpu].current->is_idle) {
+				if (cpu != smp_processor_id())
+					smp_send_reschedule(cpu);
+				else
+					this_cpu()->need_resched = true;
+			}
 		} else {
 			spin_unlock(&rq->lock);
 			enqueue_on(target, t);
@@ -273,7 +288,8 @@ static void prepare_stack(struct thread *t)
 	t->rsp = (u64)sp;
 }
 
-struct thread *thread_create(const char *name, void (*fn)(void *), void *arg, u32 cpu)
+static struct thread *create(const char *name, void (*fn)(void *), void *arg, u32 cpu,
+			     bool lowest_priority)
 {
 	struct thread *t = kmem_cache_alloc(thread_cache, ALLOC_ZERO);
 	u32 node = cpu < nr_cpus ? percpu[cpu].node : this_cpu()->node;
@@ -289,6 +305,7 @@ struct thread *thread_create(const char *name, void (*fn)(void *), void *arg, u3
 	t->tid = __atomic_fetch_add(&next_tid, 1, __ATOMIC_RELAXED);
 	t->fn = fn;
 	t->arg = arg;
+	t->lowest_priority = lowest_priority;
 	list_init(&t->rq_link);
 	list_init(&t->wait_link);
 	if (cpu < nr_cpus) {
@@ -302,6 +319,16 @@ struct thread *thread_create(const char *name, void (*fn)(void *), void *arg, u3
 	enqueue_on(pick_cpu(&t->affinity), t);
 	irq_restore(flags);
 	return t;
+}
+
+struct thread *thread_create(const char *name, void (*fn)(void *), void *arg, u32 cpu)
+{
+	return create(name, fn, arg, cpu, false);
+}
+
+struct thread *thread_create_lowest(const char *name, void (*fn)(void *), void *arg, u32 cpu)
+{
+	return create(name, fn, arg, cpu, true);
 }
 
 void thread_join(struct thread *t)
@@ -384,7 +411,7 @@ void sched_preempt_irq(void)
 {
 	struct percpu *pc = this_cpu();
 
-	rcu_irq_exit();         /* RCU's "softirq": callbacks run here, never in a thread */
+	softirq_irq_exit();     /* RCU's callbacks among them, interrupts on */
 
 	if (pc->need_resched && pc->preempt_count == 0 && pc->current)
 		schedule();
@@ -454,7 +481,7 @@ static void adopt_current(struct thread *t, const char *name, bool idle)
 	t->on_cpu = true;
 	t->cpu = pc->cpu;
 	t->is_idle = idle;
-	t->slice = SCHED_SLICE_TICKS;
+	t->slice = slice_ticks(t);
 	cpumask_set(&t->affinity, pc->cpu);
 	list_init(&t->rq_link);
 	list_init(&t->wait_link);
@@ -498,7 +525,8 @@ void sched_init(void)
 	list_init(&idle->wait_link);
 	prepare_stack(idle);
 	pc->idle = idle;
-	pr_info("sched: round robin, %u-tick slices, per-CPU run queues\n", SCHED_SLICE_TICKS);
+	pr_info("sched: round robin, %u ms slices (%u at the lowest priority), per-CPU run queues\n",
+		SCHED_SLICE_MS, SCHED_MIN_SLICE_MS);
 }
 
 void sched_ap_enter(void)

@@ -484,6 +484,20 @@ void smp_call_function_all(void (*fn)(void *), void *arg, bool wait)
 	irq_restore(flags);
 }
 
+void smp_send_bare_reschedule(u32 cpu)
+{
+	u64 flags;
+
+	if (cpu >= MAX_CPUS)
+		return;
+	flags = irq_save();
+	if (cpu != smp_processor_id() && cpu_online(cpu)) {
+		fence_before_ipi();
+		apic_send_ipi(percpu[cpu].apic_id, VEC_IPI_RESCHED);
+	}
+	irq_restore(flags);
+}
+
 void smp_send_reschedule(u32 cpu)
 {
 	u64 flags;

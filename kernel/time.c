@@ -80,7 +80,7 @@ const char *tsc_source = "none";
 static struct tsc_scale scale;
 
 /* hz=100..10000: timer interrupts per second on each CPU. */
-u64 hz = 1000;
+u64 hz = 250;                   /* 2.6.14 x86-64's default (CONFIG_HZ_250) */
 PARAM_U64("hz", hz, 100, 10000);
 
 const char *tick_mode = "none";

@@ -191,7 +191,7 @@ void trap_resume_at(struct trap_frame *f, struct kjmp *jmp)
 	f->ss = KERNEL_DS;
 }
 
-void trap_dispatch(struct trap_frame *f)
+static void dispatch(struct trap_frame *f)
 {
 	unsigned v = (unsigned)f->vector;
 
@@ -230,9 +230,25 @@ void trap_dispatch(struct trap_frame *f)
 	this_cpu()->irq_depth++;
 	handlers[v](f);
 	this_cpu()->irq_depth--;
-	/* Leaving the outermost handler: a tick may have asked for a switch. */
-	if (this_cpu()->irq_depth == 0)
+	/*
+	 * Leaving the outermost handler: softirqs, then a switch if a tick
+	 * asked for one; not if the interrupted code had interrupts off (a
+	 * software "int n" can come from there).
+	 */
+	if (this_cpu()->irq_depth == 0 && (f->rflags & RFLAGS_IF))
 		sched_preempt_irq();
+}
+
+/* Every trap: interrupts went off on the way in, if they were on (irqoff.h). */
+void trap_dispatch(struct trap_frame *f)
+{
+	bool window = irqoff_tracing && (f->rflags & RFLAGS_IF) && f->vector != VEC_NMI;
+
+	if (window)
+		irqoff_begin(f->rip);
+	dispatch(f);
+	if (window)
+		irqoff_end();           /* the iretq turns them back on */
 }
 
 bool fault_catch(void (*fn)(void *), void *arg, struct fault_info *info)

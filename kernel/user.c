@@ -397,4 +397,5 @@ void syscall_dispatch(struct trap_frame *f)
 		ret = -ENOSYS;
 	}
 	f->rax = (u64)ret;
+	cond_resched();         /* on the way back to user mode, as Linux's syscall exit */
 }

@@ -13,6 +13,8 @@
 #include "bench.h"
 #include "cmdline.h"
 #include "format.h"
+#include "irqoff.h"
+#include "ksyms.h"
 #include "kstring.h"
 #include "percpu.h"
 #include "printk.h"
@@ -52,8 +54,10 @@ struct storm_state {
 	u64 per_cpu;
 	u64 done;               /* iterations, all CPUs (kernel storms) */
 	s64 enfile_at;
+	u64 done_at_enfile;     /* rcu_done_len() of the CPU that hit ENFILE, then */
 	bool stop;
 	bool failed;            /* a user storm could not run, or was killed */
+	u64 ticks, user_ticks;  /* the storm threads', summed as each ends */
 	u32 running;            /* storm threads not finished */
 	volatile struct storm_report *report[MAX_CPUS];        /* user storms, per CPU */
 };
@@ -74,10 +78,21 @@ static void storm_hit_enfile(struct storm_state *s)
 {
 	s64 none = -1;
 
-	__atomic_compare_exchange_n(&s->enfile_at, &none, (s64)storm_done(s), false,
-				    __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+	if (__atomic_compare_exchange_n(&s->enfile_at, &none, (s64)storm_done(s), false,
+					__ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		s->done_at_enfile = rcu_done_len(smp_processor_id());
 	__atomic_store_n(&s->stop, true, __ATOMIC_RELAXED);
 	__atomic_store_n((u8 *)user_shared(), 1, __ATOMIC_RELEASE);
+}
+
+/* A storm thread ends: add up its ticks, and tell the hogs when it was the last. */
+static void storm_thread_done(struct storm_state *s)
+{
+	struct thread *self = current_thread();
+
+	__atomic_add_fetch(&s->ticks, self->ticks, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&s->user_ticks, self->user_ticks, __ATOMIC_RELAXED);
+	__atomic_sub_fetch(&s->running, 1, __ATOMIC_RELEASE);
 }
 
 static void storm_loop(void *arg)
@@ -96,7 +111,7 @@ static void storm_loop(void *arg)
 		__atomic_add_fetch(&s->done, 1, __ATOMIC_RELAXED);
 		cond_resched();         /* where the user-space loop returned from close() */
 	}
-	__atomic_sub_fetch(&s->running, 1, __ATOMIC_RELEASE);
+	storm_thread_done(s);
 }
 
 /* Serge's program, in user mode, on this CPU. */
@@ -109,7 +124,7 @@ static void storm_loop_user(void *arg)
 	if (!u) {
 		s->failed = true;
 		__atomic_store_n(&s->stop, true, __ATOMIC_RELAXED);
-		__atomic_sub_fetch(&s->running, 1, __ATOMIC_RELEASE);
+		storm_thread_done(s);
 		return;
 	}
 	volatile struct storm_report *report = user_task_scratch(u);
@@ -130,7 +145,7 @@ static void storm_loop_user(void *arg)
 	s->report[cpu] = NULL;
 	irq_restore(flags);
 	user_task_destroy(u);
-	__atomic_sub_fetch(&s->running, 1, __ATOMIC_RELEASE);
+	storm_thread_done(s);
 }
 
 /* Spin in the kernel until the storm ends, scheduling only when asked. */
@@ -146,18 +161,23 @@ static void hog_loop(void *arg)
 
 static void print_result(const struct storm_result *r)
 {
-	char cpus[64], hogs[64], enfile[24];
+	char cpus[64], hogs[64], enfile[24], where[64] = "-";
+	u64 offset, size;
+	const char *sym = ksym_lookup(r->irqoff_where, &offset, &size);
 
+	if (sym)
+		snprintf(where, sizeof(where), "%s+0x%llx", sym, offset);
 	if (r->enfile_at < 0)
 		snprintf(enfile, sizeof(enfile), "none");
 	else
 		snprintf(enfile, sizeof(enfile), "%lld", r->enfile_at);
 	printk("storm: mode=%s where=%s cpus=%s hog=%s iterations=%llu enfile_at=%s "
-	       "peak_nr_files=%llu peak_qlen=%llu gps=%llu ms=%llu\n", rcu_modes[r->mode].name,
-	       storm_where_names[r->where],
+	       "done_at_enfile=%llu peak_nr_files=%llu peak_qlen=%llu gps=%llu ms=%llu user_ticks=%llu/%llu "
+	       "irqoff_max_us=%llu irqoff_at=%s\n", rcu_modes[r->mode].name, storm_where_names[r->where],
 	       cpumask_format(&r->cpus, cpus, sizeof(cpus)),
 	       cpumask_format(&r->hogs, hogs, sizeof(hogs)), r->iterations,
-	       enfile, r->peak_nr_files, r->peak_qlen, r->gps, r->ms);
+	       enfile, r->done_at_enfile, r->peak_nr_files, r->peak_qlen, r->gps, r->ms, r->user_ticks, r->ticks,
+	       r->irqoff_max_us, where);
 }
 
 void storm_run(enum storm_where where, u64 n, const struct cpumask *cpus,
@@ -180,6 +200,7 @@ void storm_run(enum storm_where where, u64 n, const struct cpumask *cpus,
 			s.running++;
 	vfs_reset_peak();
 	rcu_reset_peak();
+	irqoff_reset();
 	u64 gps0 = rcu_completed_batches(), fqs0 = rcu_fqs_rounds(), t0 = ktime_ns();
 
 	storm_trace_start(cpus);
@@ -201,10 +222,24 @@ void storm_run(enum storm_where where, u64 n, const struct cpumask *cpus,
 	r->ms = (ktime_ns() - t0) / 1000000;
 	r->iterations = storm_done(&s);
 	r->enfile_at = s.enfile_at;
+	r->done_at_enfile = s.done_at_enfile;
 	r->peak_nr_files = vfs_peak_nr_files();
 	r->peak_qlen = rcu_peak_qlen();
 	r->gps = rcu_completed_batches() - gps0;
 	r->fqs_rounds = rcu_fqs_rounds() - fqs0;
+	r->ticks = s.ticks;
+	r->user_ticks = s.user_ticks;
+	for (u32 cpu = 0; cpu < nr_cpus; cpu++) {
+		struct irqoff_max max;
+
+		if (!cpumask_test(cpus, cpu))
+			continue;
+		irqoff_get(cpu, &max);
+		if (max.ns / 1000 >= r->irqoff_max_us) {
+			r->irqoff_max_us = max.ns / 1000;
+			r->irqoff_where = max.where;
+		}
+	}
 	print_result(r);
 	storm_trace_stop(r);
 	rcu_drain();
@@ -246,15 +281,14 @@ void storm_boot(void)
 
 #define RATE_ITERATIONS 100000
 
-/* Iterations per second of a one-CPU storm (stopping at ENFILE, as always). */
-static u64 storm_rate(enum rcu_mode mode)
+/* A one-CPU storm (stopping at ENFILE, as always); its iterations per second. */
+static u64 storm_rate(enum rcu_mode mode, enum storm_where where, struct storm_result *r)
 {
 	struct cpumask cpus = { { 0 } }, none = { { 0 } };
-	struct storm_result r;
 
 	cpumask_set(&cpus, nr_cpus - 1);
-	storm_run_in_mode(mode, STORM_KERNEL, RATE_ITERATIONS, &cpus, &none, &r);
-	return r.ms ? r.iterations * 1000 / r.ms : r.iterations * 1000;
+	storm_run_in_mode(mode, where, RATE_ITERATIONS, &cpus, &none, r);
+	return r->ms ? r->iterations * 1000 / r->ms : r->iterations * 1000;
 }
 
 /*
@@ -292,7 +326,8 @@ static void bench_storm_rate(const struct bench *b)
 	bench_report(b, "_no_rcu", direct * 1000, "per_s");
 	for (enum rcu_mode mode = 0; mode < RCU_NR_MODES; mode++) {
 		char suffix[24];
-		u64 rate = storm_rate(mode);
+		struct storm_result r;
+		u64 rate = storm_rate(mode, STORM_KERNEL, &r);
 		snprintf(suffix, sizeof(suffix), "_%s", rcu_modes[mode].name);
 		bench_report(b, suffix, rate * 1000, "per_s");
 		snprintf(suffix, sizeof(suffix), "_%s_vs_no_rcu", rcu_modes[mode].name);
@@ -300,6 +335,25 @@ static void bench_storm_rate(const struct bench *b)
 	}
 }
 BENCH(storm_rate, bench_storm_rate);
+
+/*
+ * The longest interrupts-off window on the storming CPU during a user
+ * storm, per mode (irqoff.h). Callbacks run with interrupts on, so what is
+ * left is short critical sections; under TCG a window also grows whenever
+ * the host preempts the virtual CPU inside one, so the maximum is noisy.
+ */
+static void bench_storm_irqoff(const struct bench *b)
+{
+	for (enum rcu_mode mode = 0; mode < RCU_NR_MODES; mode++) {
+		char suffix[24];
+		struct storm_result r;
+
+		storm_rate(mode, STORM_USER, &r);
+		snprintf(suffix, sizeof(suffix), "_%s", rcu_modes[mode].name);
+		bench_report(b, suffix, r.irqoff_max_us, "us");
+	}
+}
+BENCH(storm_irqoff, bench_storm_irqoff);
 
 /*
  * synchronize_rcu() latency while a storm runs on the highest CPU: the
@@ -333,7 +387,7 @@ static void bench_synchronize_rcu_storm(const struct bench *b)
 		u64 total = 0, worst = 0, calls = 0;
 		char suffix[32];
 
-		if (!rcu_modes[mode].count_resched && !rcu_modes[mode].force_qs)
+		if (!rcu_modes[mode].count_resched && rcu_modes[mode].forcing == RCU_FORCE_NONE)
 			continue;
 		struct thread *t = thread_create("storm-bench", storm_thread, &s, nr_cpus - 1);
 		if (!t)

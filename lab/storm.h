@@ -38,10 +38,15 @@ struct storm_result {
 	enum storm_where where;
 	u64 iterations;         /* open/close pairs done, all CPUs together */
 	s64 enfile_at;          /* iterations done when the first ENFILE came; -1: none */
+	u64 done_at_enfile;     /* then: callbacks past their grace period, waiting to run */
 	u64 peak_nr_files;
 	u64 peak_qlen;          /* longest RCU callback queue of one CPU */
 	u64 gps;                /* grace periods completed during the storm */
 	u64 fqs_rounds;         /* force_quiescent_state() IPI rounds */
+	u64 ticks;              /* ticks that landed in the storm threads ... */
+	u64 user_ticks;         /* ... of which in user mode: quiescent states */
+	u64 irqoff_max_us;      /* the longest interrupts-off window on a storming CPU */
+	u64 irqoff_where;       /* where it opened */
 	u64 ms;
 	struct cpumask cpus, hogs;
 };

@@ -5,9 +5,10 @@
  * and their fixes here and prints a report: the machine; where each
  * swiotlb policy puts its pool (on copies of the boot allocator; the live
  * pool is the one swiotlb= chose); the open/close storm under every RCU
- * mode, alone and against a hog, as one table with a verdict per mode;
- * and DMA from memory above 4 GiB through the bounce pool on virtio-blk
- * and edu.
+ * mode, as Serge Belyshev's user program alone and against a kernel hog,
+ * with a verdict per mode, then as the article's kernel thread that never
+ * schedules; and DMA from memory above 4 GiB through the bounce pool on
+ * virtio-blk and edu.
  *
  * It is two steps. story_measure() runs everything and fills a struct
  * story_result, printing nothing of its own (the storms print their
@@ -23,7 +24,7 @@
 #include "swiotlb.h"
 #include "types.h"
 
-/* How a mode fared against the storm, alone and against a hog. */
+/* How a mode fared against the user-mode storm, alone and against a kernel hog. */
 enum story_verdict {
 	STORY_SURVIVES,                 /* no ENFILE, alone or against a hog */
 	STORY_SURVIVES_ALONE,           /* no ENFILE alone; no second CPU for a hog */
@@ -49,11 +50,15 @@ struct story_result {
 	u64 live_base, live_end;        /* ... here */
 	int live_node;
 
-	/* Act 2: the storm under every mode, on storm_cpu; the hog on hog_cpu. */
+	/*
+	 * Act 2: the storm under every mode, on storm_cpu; the hog on hog_cpu.
+	 * alone and with_hog are the user-mode storm (the verdicts); in_kernel
+	 * is the same loop as a kernel thread, alone.
+	 */
 	u64 storm_iterations;           /* per storm: 4 x max_files */
 	u32 storm_cpu, hog_cpu;
 	bool hog_storms_ran;            /* the machine has a CPU for the hog */
-	struct storm_result alone[RCU_NR_MODES], with_hog[RCU_NR_MODES];
+	struct storm_result alone[RCU_NR_MODES], with_hog[RCU_NR_MODES], in_kernel[RCU_NR_MODES];
 	enum story_verdict verdict[RCU_NR_MODES];
 
 	/* Act 3: DMA from above 4 GiB, through the pool. */

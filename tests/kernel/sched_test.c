@@ -357,7 +357,57 @@ static void completion_wait_times_out(struct ktest *t)
 	EXPECT_EQ(t, c.done, 0);        /* the one completion was taken, once */
 }
 
+/*
+ * A thread of the lowest priority (ksoftirqd's) woken on a busy CPU waits
+ * for the running thread's slice to end or for it to yield; 2.6.14's
+ * nice 19 threads did not preempt either. Woken on an idle CPU it runs.
+ */
+struct lowest_wakeup {
+	struct completion go;
+	volatile bool ran;
+	bool ran_during_spin;
+};
+
+static void lowest_thread(void *arg)
+{
+	struct lowest_wakeup *w = arg;
+
+	wait_for_completion(&w->go);
+	w->ran = true;
+}
+
+static void busy_waker(void *arg)
+{
+	struct lowest_wakeup *w = arg;
+	u64 until = ktime_ns() + 20 * 1000000ULL;      /* well inside a 100 ms slice */
+
+	complete(&w->go);               /* a local wakeup on a busy CPU */
+	while (ktime_ns() < until)
+		cpu_relax();            /* interrupts on: a preemption would come now */
+	w->ran_during_spin = w->ran;
+}
+
+static void a_lowest_priority_wakeup_does_not_preempt(struct ktest *t)
+{
+	static struct lowest_wakeup w;
+	u32 cpu = nr_cpus - 1;
+
+	w = (struct lowest_wakeup){ 0 };
+	completion_init(&w.go);
+	struct thread *low = thread_create_lowest("lowest", lowest_thread, &w, cpu);
+	ASSERT_TRUE(t, low);
+	msleep(20);                     /* it runs on the idle CPU and waits */
+	struct thread *busy = thread_create("busy", busy_waker, &w, cpu);
+	if (busy)
+		thread_join(busy);
+	thread_join(low);
+	EXPECT_TRUE(t, busy);
+	EXPECT_FALSE(t, w.ran_during_spin);
+	EXPECT_TRUE(t, w.ran);
+}
+
 static const struct ktest_case sched_cases[] = {
+	KTEST(a_lowest_priority_wakeup_does_not_preempt),
 	KTEST(threads_run_and_are_joined),
 	KTEST(every_online_cpu_runs_a_thread),
 	KTEST(cpu_bound_threads_share_a_cpu),
