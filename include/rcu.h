@@ -94,6 +94,7 @@ bool rcu_mode_by_name(const char *name, enum rcu_mode *mode);
 
 u64 rcu_qhimark_value(void);            /* rcu.qhimark */
 u64 rcu_rsinterval_value(void);         /* rcu.rsinterval */
+u64 rcu_budget_us_value(void);          /* rcu.budget_us */
 
 /* Is head on one of this CPU's callback lists? (For tests.) */
 bool rcu_queued_here(const struct rcu_head *head);

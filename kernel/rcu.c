@@ -530,6 +530,11 @@ u64 rcu_qhimark_value(void)
 	return rcu_qhimark;
 }
 
+u64 rcu_budget_us_value(void)
+{
+	return rcu_budget_us;
+}
+
 u64 rcu_rsinterval_value(void)
 {
 	return rcu_rsinterval;

@@ -471,6 +471,63 @@ static void a_flood_goes_on_to_ksoftirqd(struct ktest *t)
 }
 
 /*
+ * testbed's fqs bounds a pass without batch limit by time (rcu.budget_us),
+ * as modern Linux's rcu_do_batch() does with rcu_resched_ns: 200
+ * callbacks of 60 us each, their batch limit lifted (rcu_drain()) before
+ * their grace period ends, run in several passes of the softirq, not one.
+ * 2.6.16 had no such bound: its passes ran until the done list was empty.
+ */
+#define SLOW_CALLBACKS 200      /* 12 ms of callbacks: four budgets of 3 ms */
+
+struct slow_callback {
+	struct rcu_head head;
+	u64 pass;               /* the softirq round it ran in */
+};
+
+static struct slow_callback slow[SLOW_CALLBACKS];
+
+static void slow_callback_fn(struct rcu_head *head)
+{
+	struct slow_callback *s = container_of(head, struct slow_callback, head);
+	struct softirq_stats stats;
+
+	softirq_get_stats(smp_processor_id(), &stats);
+	s->pass = stats.runs + stats.restarts;
+	udelay(60);
+}
+
+static void queue_slow(void *arg)
+{
+	for (u32 i = 0; i < SLOW_CALLBACKS; i++)
+		call_rcu(&slow[i].head, slow_callback_fn);
+}
+
+static void fqs_passes_stop_at_the_time_budget(struct ktest *t)
+{
+	enum rcu_mode before = rcu_mode();
+	u32 passes = 1, run = 1, longest = 1;
+
+	rcu_barrier();
+	rcu_set_mode(RCU_MODE_FQS);
+	struct thread *q = thread_create("slow", queue_slow, NULL, nr_cpus - 1);
+	if (q)
+		thread_join(q);
+	rcu_drain();            /* lifts the batch limit: the budget is all that bounds a pass */
+	rcu_set_mode(before);
+	ASSERT_TRUE(t, q);
+	for (u32 i = 1; i < SLOW_CALLBACKS; i++) {
+		bool same = slow[i].pass == slow[i - 1].pass;
+		passes += !same;
+		run = same ? run + 1 : 1;
+		longest = MAX(longest, run);
+	}
+	EXPECT_GE(t, passes, 2);
+	EXPECT_LT(t, longest, SLOW_CALLBACKS);
+	ktest_log(t, "%u callbacks of 60 us ran in %u passes, at most %u in one (budget %llu us)",
+		  SLOW_CALLBACKS, passes, longest, rcu_budget_us_value());
+}
+
+/*
  * The two historical forcings, counted on a queue that only grows:
  * interrupts off on one CPU, so no tick, no switch and no callback comes
  * between the call_rcu()s. 2.6.16 sends a round when the queue passes
@@ -518,6 +575,7 @@ static const struct ktest_case rcu_cases[] = {
 	KTEST(callbacks_run_in_a_softirq_with_interrupts_on),
 	KTEST(a_flood_goes_on_to_ksoftirqd),
 	KTEST(fqs16_forces_by_rsinterval_fqs19_once_per_grace_period),
+	KTEST(fqs_passes_stop_at_the_time_budget),
 	KTEST(synchronize_rcu_returns_and_barrier_flushes),
 	KTEST(reader_holds_up_the_callback),
 	KTEST(synchronize_rcu_waits_for_an_older_reader),
