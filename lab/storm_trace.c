@@ -74,8 +74,8 @@ void storm_trace_stop(const struct storm_result *r)
 		return;
 	trace.stop = true;
 	timer_cancel(&trace.timer);
-	printk("storm-trace: begin mode=%s cpus=%s hog=%s samples=%u\n", rcu_mode_name(),
-	       cpumask_format(&r->cpus, cpus, sizeof(cpus)),
+	printk("storm-trace: begin mode=%s where=%s cpus=%s hog=%s samples=%u\n", rcu_mode_name(),
+	       storm_where_names[r->where], cpumask_format(&r->cpus, cpus, sizeof(cpus)),
 	       cpumask_format(&r->hogs, hogs, sizeof(hogs)), trace.n);
 	size_t used = snprintf(line, sizeof(line), "t_us,nr_files");
 	for (u32 c = 0; c < ncols; c++)

@@ -2,12 +2,14 @@
 """plot.py - make plot: the storm over time, per RCU policy, as PNG plots.
 
 Boots the story topology with storm.trace=on (the story runs the storm
-under every RCU mode, alone and against a hog), reads the
-"storm-trace:" CSV blocks from the serial log, and draws with gnuplot:
+under every RCU mode: in user mode alone and against a hog, then as a
+kernel thread), reads the "storm-trace:" CSV blocks from the serial log,
+and draws with gnuplot:
 
   build/plots/nr_files.png   open files (nr_files) over time, one line per
-                             policy, alone (left) and against a hog (right),
-                             with max_files marked
+                             policy, in three panels (user mode alone,
+                             against a hog, kernel thread alone), with
+                             max_files marked
   build/plots/qlen.png       the storming CPU's callback queue, the same way
 
 The data files stay next to the plots (build/plots/*.dat).
@@ -36,8 +38,8 @@ def parse(text):
         body = m.group(1).strip()
         if body.startswith('begin '):
             fields = dict(kv.split('=', 1) for kv in body[6:].split())
-            cur = {'mode': fields['mode'], 'cpus': fields['cpus'], 'hog': fields['hog'],
-                   'columns': None, 'rows': []}
+            cur = {'mode': fields['mode'], 'where': fields.get('where', 'kernel'),
+                   'cpus': fields['cpus'], 'hog': fields['hog'], 'columns': None, 'rows': []}
         elif body == 'end' and cur:
             blocks.append(cur)
             cur = None
@@ -59,7 +61,8 @@ def write_data(blocks):
     for b in blocks:
         cpu = int(re.match(r'\d+', b['cpus']).group(0))
         col = b['columns'].index(f'qlen{cpu}') if f'qlen{cpu}' in b['columns'] else 2
-        name = f"{b['mode']}-{'hog' if b['hog'] != 'none' else 'alone'}"
+        side = 'kernel' if b['where'] == 'kernel' else 'hog' if b['hog'] != 'none' else 'alone'
+        name = f"{b['mode']}-{side}"
         with open(os.path.join(run.ROOT, PLOTS, name + '.dat'), 'w') as f:
             for r in b['rows']:
                 f.write(f'{r[0] / 1000:.3f} {r[1]} {r[col]}\n')
@@ -69,17 +72,18 @@ def write_data(blocks):
 
 def gnuplot(names, limit):
     modes = list(dict.fromkeys(n.rsplit('-', 1)[0] for n in names))    # as the story ran them
-    script = [f'set terminal pngcairo size 1200,480 font ",10" noenhanced', 'set grid',
+    script = [f'set terminal pngcairo size 1800,480 font ",10" noenhanced', 'set grid',
               'set xlabel "ms since the storm began"', 'set key top left']
     for what, col, title in (('nr_files', 2, 'open files (nr_files)'),
                              ('qlen', 3, 'callbacks queued on the storming CPU (qlen)')):
-        script += [f"set output '{PLOTS}/{what}.png'", 'set multiplot layout 1,2']
-        for side in ('alone', 'hog'):
+        script += [f"set output '{PLOTS}/{what}.png'", 'set multiplot layout 1,3']
+        for side in ('alone', 'hog', 'kernel'):
             lines = [f"'{PLOTS}/{m}-{side}.dat' using 1:{col} with lines lw 2 title '{m}'"
                      for m in modes if f'{m}-{side}' in names]
             if not lines:
                 continue
-            label = 'the storm alone' if side == 'alone' else 'the storm against a hog'
+            label = {'alone': 'user mode, alone', 'hog': 'user mode, against a hog',
+                     'kernel': 'a kernel thread, alone'}[side]
             script.append(f'set title "{title}: {label}"')
             if what == 'nr_files':
                 lines.append(f'{limit} with lines dt 2 lc rgb "red" title "max_files {limit}"')
