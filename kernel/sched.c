@@ -396,8 +396,12 @@ void sched_tick(bool user)
 
 	t->ticks++;
 	t->user_ticks += user;
-	/* A tick in the idle thread or in user mode is a quiescent state; in the kernel it is not. */
-	rcu_tick(t->is_idle || user);
+	/*
+	 * A tick in user mode, or in the idle thread itself (not in a softirq
+	 * or another interrupt it was running), is a quiescent state; in the
+	 * kernel it is not: 2.6.14's rcu_check_callbacks(cpu, user).
+	 */
+	rcu_tick(user || (t->is_idle && !in_softirq() && pc->irq_depth <= 1));
 	if (t->is_idle) {
 		if (rq_of(pc->cpu)->nr_queued)
 			pc->need_resched = true;
