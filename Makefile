@@ -90,7 +90,7 @@ HOST_CFLAGS  := -std=gnu11 -O1 -g -Wall -Wextra -Werror -Wno-unused-parameter \
 	-fno-omit-frame-pointer -DHOST_TEST
 
 .PHONY: all iso run debug bench plot test host-test deps plot-deps clean kernel-alone mutants \
-	fuzz fuzz-replay fuzz-deps test-clang
+	fuzz fuzz-replay fuzz-deps test-clang check-rcu
 all: iso
 iso: $(B)/testbed.iso
 
@@ -172,6 +172,17 @@ $(B)/host/unit: $(HOST_MODULES) $(HOST_TESTS) $(wildcard include/*.h)
 host-test: $(B)/host/unit
 	$(B)/host/unit
 
+# make check-rcu: every interleaving of a small world on kernel/rcu.c (tests/check/rcu_check.c).
+RCU_CHECK_SRC := kernel/rcu.c tests/check/rcu_check.c
+RCU_WORLD     ?= 2 2 2
+$(B)/check/rcu_check: $(RCU_CHECK_SRC) $(wildcard include/*.h)
+	@mkdir -p $(dir $@)
+	$(quiet) HOSTCC $@
+	$(Q)$(HOSTCC) $(HOST_CFLAGS) $(RCU_CHECK_SRC) -o $@
+
+check-rcu: $(B)/check/rcu_check
+	$(B)/check/rcu_check $(RCU_WORLD)
+
 # --- fuzzing (the variables: make test needs them) -----------------------------
 #
 # One libFuzzer target per parser or state machine that takes input from
@@ -190,9 +201,10 @@ FUZZ_CFLAGS  := -std=gnu11 -O1 -g -Wall -Wextra -Werror -Wno-unused-parameter \
 fuzz_src = $(if $(filter $(ACPI_TABLES),$1),tests/fuzz/acpi_tables.c,tests/fuzz/$1.c)
 fuzz_def = $(if $(filter $(ACPI_TABLES),$1),-DTABLE=$(shell echo $1 | tr a-z A-Z))
 
-test: $(B)/testbed.iso $(B)/host/unit $(B)/kernel-alone.elf \
+test: $(B)/testbed.iso $(B)/host/unit $(B)/kernel-alone.elf $(B)/check/rcu_check \
 		$(FUZZ_TARGETS:%=$(B)/fuzz-replay/%) | deps
 	$(PYTHON) tests/test_run.py
+	$(B)/check/rcu_check 2 2 2
 	B=$(B) $(PYTHON) scripts/fuzz.py replay $(FUZZ_TARGETS)
 	$(PYTHON) scripts/docs_check.py
 	$(PYTHON) scripts/interface_check.py

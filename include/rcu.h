@@ -84,6 +84,20 @@ void rcu_drain(void);
 /* Set up and report ("rcu: mode=... blimit=... qhimark=... qlowmark=..."). */
 void rcu_init(void);
 
+/* The RCU softirq's action: move the lists on, report, run done callbacks. */
+void rcu_process_callbacks(void);
+
+/* On the target of a noticing forcing IPI (rcu.fqs_ipi=notice). */
+void rcu_forced_ipi(void);
+
+#ifdef HOST_TEST
+/* The host's model checker: start over, and save or restore the state of ncpus CPUs. */
+void rcu_host_reset(enum rcu_mode mode, u64 qhimark);
+size_t rcu_host_state_size(u32 ncpus);
+void rcu_host_save(void *buf, u32 ncpus);
+void rcu_host_restore(const void *buf, u32 ncpus);
+#endif
+
 /* Switch mode; callers rcu_barrier() first. */
 void rcu_set_mode(enum rcu_mode mode);
 enum rcu_mode rcu_mode(void);

@@ -38,15 +38,16 @@
  */
 #include "rcu.h"
 #include "cmdline.h"
+#include "cpumask.h"
 #include "kstring.h"
+#include "rcu_machine.h"
+#include "spinlock.h"
+#include "x86.h"
+#ifndef HOST_TEST
 #include "percpu.h"
 #include "printk.h"
 #include "sched.h"
-#include "smp.h"
-#include "softirq.h"
-#include "spinlock.h"
-#include "time.h"
-#include "x86.h"
+#endif
 
 /*
  * The modes, one row each (enum rcu_mode in rcu.h); docs/rcu.md tells
@@ -151,12 +152,12 @@ static long base_blimit(void)
 
 void rcu_read_lock(void)
 {
-	preempt_disable();
+	rcu_machine_preempt_disable();
 }
 
 void rcu_read_unlock(void)
 {
-	preempt_enable();
+	rcu_machine_preempt_enable();
 }
 
 /*
@@ -171,7 +172,7 @@ void rcu_read_unlock(void)
  *   never here), so it switches only if it was about to anyway. A kernel
  *   thread that never asks to switch (the hog) shrugs the rounds off.
  * fqs (testbed's own), rcu.fqs_ipi=notice (default): one round per grace
- *   period that works. The IPI runs rcu_forced() on the target, which sets
+ *   period that works. The IPI runs rcu_forced_ipi() on the target, which sets
  *   need_resched and has RCU's softirq notice the batch before the switch
  *   (else check_quiescent_state() would meet the new batch only after the
  *   switch and throw the quiescent state away); the forcing CPU notices
@@ -201,11 +202,10 @@ static void note_new_batch(struct rcu_data *rdp, long cur)
 	rdp->quiescbatch = cur;
 }
 
-/* In the IPI, on the forced CPU: the softirq notices the batch, then switches. */
-static void rcu_forced(void *arg)
+void rcu_forced_ipi(void)
 {
-	raise_softirq(SOFTIRQ_RCU);
-	this_cpu()->need_resched = true;
+	rcu_machine_raise_softirq();
+	rcu_machine_need_resched();
 }
 
 /*
@@ -237,7 +237,7 @@ static void force_quiescent_state(u32 self)
 	spin_lock(&rcp.lock);
 	if (ipi == RCU_IPI_NOTICE && rdp->quiescbatch != rcp.cur)
 		note_new_batch(rdp, rcp.cur);
-	this_cpu()->need_resched = true;
+	rcu_machine_need_resched();
 	if (!forcing_round_due(rdp)) {
 		spin_unlock(&rcp.lock);
 		return;
@@ -245,22 +245,15 @@ static void force_quiescent_state(u32 self)
 	rcp.fqs_rounds++;
 	owe = rcp.cpumask;
 	spin_unlock(&rcp.lock);
-	for (u32 cpu = 0; cpu < nr_cpus; cpu++) {
-		if (cpu == self || !cpumask_test(&owe, cpu))
-			continue;
-		if (ipi == RCU_IPI_BARE)
-			smp_send_bare_reschedule(cpu);
-		else if (ipi == RCU_IPI_RESCHED)
-			smp_send_reschedule(cpu);
-		else
-			smp_call_function(cpu, rcu_forced, NULL, false);
-	}
+	for (u32 cpu = 0; cpu < rcu_machine_nr_cpus(); cpu++)
+		if (cpu != self && cpumask_test(&owe, cpu))
+			rcu_machine_send_ipi(cpu, ipi);
 }
 
 void call_rcu(struct rcu_head *head, void (*func)(struct rcu_head *head))
 {
 	u64 flags = irq_save();
-	u32 cpu = smp_processor_id();
+	u32 cpu = rcu_machine_cpu();
 	struct rcu_data *rdp = &rcu_data[cpu];
 
 	head->func = func;
@@ -271,7 +264,7 @@ void call_rcu(struct rcu_head *head, void (*func)(struct rcu_head *head))
 		rdp->qlen_peak = rdp->qlen;
 	if (unlikely(rdp->qlen > (long)rcu_qhimark)) {
 		if (policy->count_resched)              /* Eric Dumazet's counter */
-			this_cpu()->need_resched = true;
+			rcu_machine_need_resched();
 		if (policy->forcing != RCU_FORCE_NONE) {       /* 2.6.16 and later */
 			rdp->blimit = BLIMIT_UNLIMITED;
 			force_quiescent_state(cpu);
@@ -288,8 +281,8 @@ static void start_batch(void)
 		rcp.cur++;
 		rcp.signaled = false;
 		memset(&rcp.cpumask, 0, sizeof(rcp.cpumask));
-		for (u32 cpu = 0; cpu < nr_cpus; cpu++)
-			if (percpu[cpu].online)
+		for (u32 cpu = 0; cpu < rcu_machine_nr_cpus(); cpu++)
+			if (rcu_machine_online(cpu))
 				cpumask_set(&rcp.cpumask, cpu);
 	}
 }
@@ -349,7 +342,7 @@ static struct rcu_head *next_done(struct rcu_data *rdp)
 static void do_batch(struct rcu_data *rdp)
 {
 	bool timed = policy->time_budget && rdp->blimit == (long)BLIMIT_UNLIMITED;
-	u64 deadline = timed ? ktime_ns() + rcu_budget_us * 1000 : 0;
+	u64 deadline = timed ? rcu_machine_now_ns() + rcu_budget_us * 1000 : 0;
 	struct rcu_head *head;
 	long count = 0;
 
@@ -357,12 +350,12 @@ static void do_batch(struct rcu_data *rdp)
 		head->func(head);
 		if (++count >= rdp->blimit)
 			break;
-		if (timed && ktime_ns() >= deadline)
+		if (timed && rcu_machine_now_ns() >= deadline)
 			break;
 	}
 	rdp->invoked += count;
 	if (rdp->donelist)
-		raise_softirq(SOFTIRQ_RCU);     /* more next time */
+		rcu_machine_raise_softirq();    /* more next time */
 	if (rdp->blimit == (long)BLIMIT_UNLIMITED && rdp->qlen <= (long)rcu_qlowmark)
 		rdp->blimit = base_blimit();
 }
@@ -372,9 +365,9 @@ static void do_batch(struct rcu_data *rdp)
  * lists move with interrupts off (call_rcu() may run in an interrupt);
  * the callbacks run with interrupts on.
  */
-static void rcu_process_callbacks(void)
+void rcu_process_callbacks(void)
 {
-	u32 cpu = smp_processor_id();
+	u32 cpu = rcu_machine_cpu();
 	struct rcu_data *rdp = &rcu_data[cpu];
 	u64 flags = irq_save();
 
@@ -419,20 +412,22 @@ static bool rcu_pending(struct rcu_data *rdp)
 
 void rcu_note_context_switch(void)
 {
-	rcu_data[smp_processor_id()].passed_quiesc = true;
+	rcu_data[rcu_machine_cpu()].passed_quiesc = true;
 }
 
 void rcu_tick(bool quiescent)
 {
-	struct rcu_data *rdp = &rcu_data[smp_processor_id()];
+	struct rcu_data *rdp = &rcu_data[rcu_machine_cpu()];
 
 	if (quiescent)
 		rdp->passed_quiesc = true;
 	if (rcu_pending(rdp))
-		raise_softirq(SOFTIRQ_RCU);     /* 2.6.14: tasklet_schedule(&rcu_tasklet) */
+		rcu_machine_raise_softirq();    /* 2.6.14: tasklet_schedule(&rcu_tasklet) */
 }
 
-/* --- waiting for grace periods --------------------------------------------- */
+/* --- waiting for grace periods (the kernel's; the host's model has none) ---- */
+
+#ifndef HOST_TEST
 
 struct rcu_waiter {
 	struct rcu_head head;
@@ -496,6 +491,7 @@ void rcu_drain(void)
 	smp_call_function_all(lift_blimit, NULL, true);
 	rcu_barrier();          /* do_batch() restores each blimit at qlowmark */
 }
+#endif
 
 /* --- setup, policy, statistics --------------------------------------------- */
 
@@ -550,7 +546,7 @@ static bool on_list(const struct rcu_head *list, const struct rcu_head *head)
 
 bool rcu_queued_here(const struct rcu_head *head)
 {
-	struct rcu_data *rdp = &rcu_data[smp_processor_id()];
+	struct rcu_data *rdp = &rcu_data[rcu_machine_cpu()];
 	u64 flags = irq_save();
 	bool queued = on_list(rdp->nxtlist, head) || on_list(rdp->curlist, head) ||
 		      on_list(rdp->donelist, head);
@@ -564,7 +560,7 @@ const char *rcu_mode_name(void)
 	return policy->name;
 }
 
-void rcu_init(void)
+static void init_lists(void)
 {
 	for (u32 cpu = 0; cpu < MAX_CPUS; cpu++) {
 		struct rcu_data *rdp = &rcu_data[cpu];
@@ -572,13 +568,56 @@ void rcu_init(void)
 		rdp->curtail = &rdp->curlist;
 		rdp->donetail = &rdp->donelist;
 		rdp->quiescbatch = rcp.completed;
-		percpu[cpu].rcu = rdp;
 	}
+}
+
+#ifndef HOST_TEST
+void rcu_init(void)
+{
+	init_lists();
+	for (u32 cpu = 0; cpu < MAX_CPUS; cpu++)
+		percpu[cpu].rcu = &rcu_data[cpu];
 	open_softirq(SOFTIRQ_RCU, rcu_process_callbacks);
 	rcu_set_mode(rcu_mode_arg);
 	printk("rcu: mode=%s blimit=%ld qhimark=%llu qlowmark=%llu\n", policy->name, base_blimit(),
 	       rcu_qhimark, rcu_qlowmark);
 }
+#else
+/*
+ * The host's model checker (tests/host/rcu_check.c): start over with
+ * mode and qhimark, and save or restore the whole state. The state is
+ * the control block and the first ncpus rcu_data; callbacks live in the
+ * checker's own memory, which it saves alongside, so the list pointers
+ * stay valid.
+ */
+void rcu_host_reset(enum rcu_mode mode, u64 qhimark)
+{
+	memset(&rcp, 0, sizeof(rcp));
+	rcp.lock = (struct spinlock)SPINLOCK_INIT("rcu");
+	rcp.cur = rcp.completed = -300;
+	memset(rcu_data, 0, sizeof(rcu_data));
+	rcu_qhimark = qhimark;
+	init_lists();
+	rcu_set_mode(mode);
+}
+
+size_t rcu_host_state_size(u32 ncpus)
+{
+	return sizeof(rcp) + ncpus * sizeof(rcu_data[0]);
+}
+
+void rcu_host_save(void *buf, u32 ncpus)
+{
+	memcpy(buf, &rcp, sizeof(rcp));
+	memcpy((char *)buf + sizeof(rcp), rcu_data, ncpus * sizeof(rcu_data[0]));
+}
+
+void rcu_host_restore(const void *buf, u32 ncpus)
+{
+	memcpy(&rcp, buf, sizeof(rcp));
+	memcpy(rcu_data, (const char *)buf + sizeof(rcp), ncpus * sizeof(rcu_data[0]));
+}
+#endif
 
 u64 rcu_completed_batches(void)
 {
@@ -594,14 +633,14 @@ u64 rcu_peak_qlen(void)
 {
 	long peak = 0;
 
-	for (u32 cpu = 0; cpu < nr_cpus; cpu++)
+	for (u32 cpu = 0; cpu < rcu_machine_nr_cpus(); cpu++)
 		peak = MAX(peak, rcu_data[cpu].qlen_peak);
 	return (u64)peak;
 }
 
 void rcu_reset_peak(void)
 {
-	for (u32 cpu = 0; cpu < nr_cpus; cpu++)
+	for (u32 cpu = 0; cpu < rcu_machine_nr_cpus(); cpu++)
 		rcu_data[cpu].qlen_peak = rcu_data[cpu].qlen;
 }
 

@@ -9,6 +9,7 @@ it, and where to run:
     # kills: rcu.late_callback_waits_for_a_whole_grace_period
     # run: pair test=rcu            (a topology and a kernel command line)
     # run: host rcu                 (or the host unit tests, with a selection)
+    # run: check-rcu                (or make check-rcu, optionally with a world: 2 2 2)
     # timeout: 20                   (optional: seconds for its boots, default 45)
     --- a/kernel/rcu.c
     +++ b/kernel/rcu.c
@@ -152,7 +153,16 @@ def run_tests(tree, name, headers):
     boots = []
     for spec in headers['run']:
         kind, _, rest = spec.partition(' ')
-        if kind == 'host':
+        if kind == 'check-rcu':
+            world = [f'RCU_WORLD={rest}'] if rest else []
+            done = run(['make', '-s', 'check-rcu'] + world, tree, timeout=600)
+            violation = next((line for line in done.stdout.splitlines()
+                              if 'VIOLATION' in line), None)
+            records.append({'status': 'fail' if done.returncode else 'pass',
+                            'suite': 'check-rcu' if violation else '', 'case':
+                            'violation' if violation else 'binary', 'boot': 'check-rcu',
+                            'reason': violation or (done.stderr.strip() or '?')[-100:]})
+        elif kind == 'host':
             run(['python3', 'tests/run.py', 'test', '--matrix', '/dev/null', '--host',
                  'build/host/unit', '--filter', rest or 'all', '--json', out], tree,
                 timeout=600)
@@ -185,8 +195,9 @@ def try_mutant(path):
     try:
         copy_tree(tree)
         apply(tree, files)
-        host = any(r.startswith('host') for r in headers['run'])
-        boots = any(not r.startswith('host') for r in headers['run'])
+        kinds = [r.split(' ', 1)[0] for r in headers['run']]
+        host = 'host' in kinds
+        boots = any(k not in ('host', 'check-rcu') for k in kinds)
         targets = (['build/host/unit'] if host else []) + (['iso'] if boots else [])
         built = run(['make', '-s'] + targets, tree)
         if built.returncode:
