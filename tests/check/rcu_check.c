@@ -44,7 +44,7 @@
 #define MAX_WORLD_CPUS 3
 #define MAX_CALLBACKS  3
 #define MAX_DEPTH      400
-#define DRAIN_ROUNDS   6
+#define DRAIN_ROUNDS   (4 * (ncallbacks + 1))  /* a grace period takes two rounds; up to one per callback, and one more */
 
 enum event {
 	EV_TICK_QS, EV_TICK_KERNEL, EV_SOFTIRQ, EV_SCHEDULE, EV_READ_BEGIN, EV_READ_END,
@@ -261,7 +261,7 @@ static bool counts_agree(void)
 /* From a finished world: quiescent rounds on every CPU must run every callback. */
 static bool drains(void)
 {
-	for (int round = 0; round < DRAIN_ROUNDS; round++) {
+	for (u32 round = 0; round < DRAIN_ROUNDS; round++) {
 		for (u32 cpu = 0; cpu < ncpus; cpu++) {
 			run_event(EV_IPI, cpu);
 			run_event(EV_TICK_QS, cpu);
@@ -299,7 +299,7 @@ static void report(u32 depth, u32 violation)
 	for (u32 i = 0; i < depth; i++)
 		printf("check-rcu:   %3u. cpu %u: %s\n", i + 1, path[i].cpu, event_names[path[i].event]);
 	if (violation == STUCK)
-		printf("check-rcu:   then %d rounds of a quiescent tick, the softirq and a switch on "
+		printf("check-rcu:   then %u rounds of a quiescent tick, the softirq and a switch on "
 		       "every CPU\n", DRAIN_ROUNDS);
 }
 
