@@ -90,7 +90,7 @@ HOST_CFLAGS  := -std=gnu11 -O1 -g -Wall -Wextra -Werror -Wno-unused-parameter \
 	-fno-omit-frame-pointer -DHOST_TEST
 
 .PHONY: all iso run debug bench plot test host-test deps plot-deps clean kernel-alone mutants \
-	fuzz fuzz-replay fuzz-deps test-clang check-rcu
+	fuzz fuzz-replay fuzz-deps test-clang check-rcu sim
 all: iso
 iso: $(B)/testbed.iso
 
@@ -183,6 +183,18 @@ $(B)/check/rcu_check: $(RCU_CHECK_SRC) $(wildcard include/*.h)
 check-rcu: $(B)/check/rcu_check
 	$(B)/check/rcu_check $(RCU_WORLD)
 
+# make sim: kernel/rcu.c on a simulated machine of up to 4096 CPUs (tests/sim/rcu_sim.c).
+RCU_SIM_SRC := kernel/rcu.c tests/sim/rcu_sim.c
+SIM_ARGS    ?= all
+$(B)/sim/rcu_sim: $(RCU_SIM_SRC) $(wildcard include/*.h)
+	@mkdir -p $(dir $@)
+	$(quiet) HOSTCC $@
+	$(Q)$(HOSTCC) -std=gnu11 -O2 -g -Wall -Wextra -Werror -Wno-unused-parameter \
+		-iquote include -DHOST_TEST -DMAX_CPUS=4096 $(RCU_SIM_SRC) -o $@
+
+sim: $(B)/sim/rcu_sim
+	$(B)/sim/rcu_sim $(SIM_ARGS)
+
 # --- fuzzing (the variables: make test needs them) -----------------------------
 #
 # One libFuzzer target per parser or state machine that takes input from
@@ -202,9 +214,13 @@ fuzz_src = $(if $(filter $(ACPI_TABLES),$1),tests/fuzz/acpi_tables.c,tests/fuzz/
 fuzz_def = $(if $(filter $(ACPI_TABLES),$1),-DTABLE=$(shell echo $1 | tr a-z A-Z))
 
 test: $(B)/testbed.iso $(B)/host/unit $(B)/kernel-alone.elf $(B)/check/rcu_check \
-		$(FUZZ_TARGETS:%=$(B)/fuzz-replay/%) | deps
+		$(B)/sim/rcu_sim $(FUZZ_TARGETS:%=$(B)/fuzz-replay/%) | deps
 	$(PYTHON) tests/test_run.py
 	$(B)/check/rcu_check 2 2 2
+	$(B)/sim/rcu_sim agree > $(B)/sim/agree.txt 2>/dev/null || { cat $(B)/sim/agree.txt; exit 1; }
+	$(B)/sim/rcu_sim agree 2>/dev/null | cmp -s - $(B)/sim/agree.txt || \
+		{ echo "sim: two runs with the same seed differ"; exit 1; }
+	tail -1 $(B)/sim/agree.txt
 	B=$(B) $(PYTHON) scripts/fuzz.py replay $(FUZZ_TARGETS)
 	$(PYTHON) scripts/docs_check.py
 	$(PYTHON) scripts/interface_check.py

@@ -27,7 +27,9 @@
 #define EARLY_PT_PAGES   256                    /* page-table pages before any allocator: 1 MiB */
 
 /* Machine facts (ACPI, NUMA). */
+#ifndef MAX_CPUS                                /* the host simulator builds with more */
 #define MAX_CPUS         256                    /* logical CPUs; MADT entries past this are dropped */
+#endif
 #define MAX_NODES        64                     /* NUMA nodes (ACPI proximity domains) */
 #define MAX_MEM_AFFINITY 128                    /* SRAT memory ranges kept */
 #define MAX_IOAPICS      16
