@@ -90,7 +90,7 @@ HOST_CFLAGS  := -std=gnu11 -O1 -g -Wall -Wextra -Werror -Wno-unused-parameter \
 	-fno-omit-frame-pointer -DHOST_TEST
 
 .PHONY: all iso run debug bench plot test host-test deps plot-deps clean kernel-alone mutants \
-	fuzz fuzz-replay fuzz-deps test-clang check-rcu sim
+	fuzz fuzz-replay fuzz-deps test-clang check-rcu sim sim-plot
 all: iso
 iso: $(B)/testbed.iso
 
@@ -194,6 +194,9 @@ $(B)/sim/rcu_sim: $(RCU_SIM_SRC) $(wildcard include/*.h)
 
 sim: $(B)/sim/rcu_sim
 	$(B)/sim/rcu_sim $(SIM_ARGS)
+
+sim-plot: $(B)/sim/rcu_sim | plot-deps
+	$(PYTHON) scripts/sim_plot.py
 
 # --- fuzzing (the variables: make test needs them) -----------------------------
 #

@@ -189,11 +189,15 @@ static struct entry heap_pop(void)
 
 struct file_head {
 	struct rcu_head rcu;
-	struct file_head *next_free;
+	union {
+		struct file_head *next_free;    /* free */
+		u64 queued_at;                  /* waiting for its callback: when close() queued it */
+	};
 };
 
 static struct file_head *heads, *free_heads;
 static u64 live_files, peak_nr_files, total_done, max_files;
+static u64 latency_sum, latency_max, latency_n;        /* call_rcu() to the callback, ns */
 static s64 enfile_at;
 static u64 done_at_enfile;
 static bool stopped;
@@ -206,7 +210,12 @@ static u64 nr_files(void)
 static void file_free_rcu(struct rcu_head *rcu)
 {
 	struct file_head *f = (struct file_head *)rcu;
+	u64 latency = cpus[current].clock - f->queued_at;
 
+	latency_sum += latency;
+	latency_n++;
+	if (latency > latency_max)
+		latency_max = latency;
 	f->next_free = free_heads;
 	free_heads = f;
 	live_files--;
@@ -222,6 +231,7 @@ static bool storm_iteration(struct sim_cpu *c)
 	live_files++;
 	if (nr_files() > peak_nr_files)
 		peak_nr_files = nr_files();
+	f->queued_at = c->clock;
 	call_rcu(&f->rcu, file_free_rcu);
 	c->done++;
 	total_done++;
@@ -377,6 +387,7 @@ static struct storm_outcome run_storm(const struct storm_spec *s, u64 seed)
 		free_heads = &heads[i];
 	}
 	live_files = peak_nr_files = total_done = done_at_enfile = 0;
+	latency_sum = latency_max = latency_n = 0;
 	enfile_at = -1;
 	stopped = false;
 	rng_state = seed * 0x9e3779b97f4a7c15ULL + 1;
@@ -431,13 +442,16 @@ static struct storm_outcome run_storm(const struct storm_spec *s, u64 seed)
 		snprintf(hog, sizeof(hog), "%d", s->hog);
 	printf("storm: mode=%s where=%s cpus=%s hog=%s iterations=%llu enfile_at=%s "
 	       "done_at_enfile=%llu peak_nr_files=%llu peak_qlen=%llu gps=%llu ms=%llu "
-	       "user_ticks=%llu/%llu irqoff_max_us=0 irqoff_at=- ncpus=%u fqs_rounds=%llu\n",
+	       "user_ticks=%llu/%llu irqoff_max_us=0 irqoff_at=- ncpus=%u fqs_rounds=%llu "
+	       "cb_latency_us=%llu/%llu max_files=%llu\n",
 	       rcu_modes[s->mode].name, s->user ? "user" : "kernel", cpulist, hog,
 	       (unsigned long long)total_done, enfile, (unsigned long long)done_at_enfile,
 	       (unsigned long long)peak_nr_files, (unsigned long long)out.peak_qlen,
 	       (unsigned long long)out.gps, (unsigned long long)out.ms,
 	       (unsigned long long)user_ticks, (unsigned long long)ticks, ncpus,
-	       (unsigned long long)out.fqs_rounds);
+	       (unsigned long long)out.fqs_rounds,
+	       (unsigned long long)(latency_n ? latency_sum / latency_n / 1000 : 0),
+	       (unsigned long long)(latency_max / 1000), (unsigned long long)max_files);
 	free(cpus);
 	free(heads);
 	return out;
