@@ -196,6 +196,7 @@ struct file_head {
 };
 
 static struct file_head *heads, *free_heads;
+static u64 heads_used;                  /* heads[] handed out so far; the rest untouched */
 static u64 live_files, peak_nr_files, total_done, max_files;
 static u64 latency_sum, latency_max, latency_n;        /* call_rcu() to the callback, ns */
 static s64 enfile_at;
@@ -227,7 +228,10 @@ static bool storm_iteration(struct sim_cpu *c)
 	if (live_files % SLAB_FILES == 0 && live_files + SLAB_FILES > max_files)
 		return false;
 	struct file_head *f = free_heads;
-	free_heads = f->next_free;
+	if (f)
+		free_heads = f->next_free;
+	else
+		f = &heads[heads_used++];       /* pages of heads[] are touched only when needed */
 	live_files++;
 	if (nr_files() > peak_nr_files)
 		peak_nr_files = nr_files();
@@ -382,10 +386,7 @@ static struct storm_outcome run_storm(const struct storm_spec *s, u64 seed)
 	if (!cpus || !heads)
 		abort();
 	free_heads = NULL;
-	for (u64 i = 0; i < max_files + SLAB_FILES; i++) {
-		heads[i].next_free = free_heads;
-		free_heads = &heads[i];
-	}
+	heads_used = 0;
 	live_files = peak_nr_files = total_done = done_at_enfile = 0;
 	latency_sum = latency_max = latency_n = 0;
 	enfile_at = -1;
@@ -571,6 +572,18 @@ static void three_storms_and_a_hog(u64 seed)
 	printf("sim: fqs, three storms and a hog: ENFILE in %u of 10 runs\n", enfiles);
 }
 
+/*
+ * The size the issue asked for: a kernel-thread storm of 100,000 iterations on each of
+ * 4096 CPUs under fqs, with files enough for all (409.6 million). It needs some 3 GB for
+ * the callbacks queued at the peak, so make test does not run it: make sim SIM_ARGS=big.
+ */
+static void big(u64 seed)
+{
+	struct storm_spec s = { RCU_MODE_FQS, false, 4096, 0, 4096, -1, 100000, 10000,
+				4096ULL * 100000 };
+	run_storm(&s, seed);
+}
+
 /* One user storm on CPU 0 of machines of 2 to 4096 CPUs, the others idle, every mode. */
 static void scale(u64 seed)
 {
@@ -604,6 +617,8 @@ int main(int argc, char **argv)
 	}
 	if (all || !strcmp(what, "scale"))
 		scale(seed);
+	if (!strcmp(what, "big"))
+		big(seed);
 	double seconds = (double)(clock() - start) / CLOCKS_PER_SEC;
 	fprintf(stderr, "bench: sim_events_per_s %.3f per_s (%llu events in %.1f s)\n",
 		seconds > 0 ? (double)events / seconds : 0.0, (unsigned long long)events, seconds);
