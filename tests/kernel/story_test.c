@@ -22,11 +22,14 @@ static void the_story_tells_both_bugs_and_fixes(struct ktest *t)
 		EXPECT_EQ(t, enfile_alone, r.verdict[mode] == STORY_HITS_ENFILE ||
 					   r.verdict[mode] == STORY_LOSES_ALONE_ONLY);
 	}
-	/* rc4: ENFILE although grace periods end (Serge Belyshev, 15 Oct 2005) */
+	/*
+	 * rc4: ENFILE (Serge Belyshev, 15 Oct 2005). That grace periods end
+	 * meanwhile, with done callbacks waiting, holds in nearly every run but
+	 * not all (rcu.rc4_user_storm_hits_enfile_although_grace_periods_end
+	 * retries for it); the report shows this run's numbers.
+	 */
 	EXPECT_EQ(t, r.verdict[RCU_MODE_RC4], STORY_HITS_ENFILE);
-	EXPECT_GE(t, r.alone[RCU_MODE_RC4].gps, 1);
-	EXPECT_GT(t, r.alone[RCU_MODE_RC4].done_at_enfile, 0);        /* callbacks waiting to run */
-	/* batch10k runs them at once: alone it usually survives (docs/rcu.md) */
+	/* batch10k runs done callbacks at once: alone it usually survives (docs/rcu.md) */
 	EXPECT_EQ(t, r.alone[RCU_MODE_BATCH10K].done_at_enfile, 0);
 	/* the article's never-scheduling kernel thread: no grace period, ENFILE */
 	EXPECT_GE(t, r.in_kernel[RCU_MODE_RC4].enfile_at, 0);
