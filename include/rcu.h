@@ -92,7 +92,7 @@ void rcu_forced_ipi(void);
 
 #ifdef HOST_TEST
 /* The host's model checker: start over, and save or restore the state of ncpus CPUs. */
-void rcu_host_reset(enum rcu_mode mode, u64 qhimark);
+void rcu_host_reset(enum rcu_mode mode, u64 qhimark, u64 rsinterval, bool resched_ipi);
 size_t rcu_host_state_size(u32 ncpus);
 void rcu_host_save(void *buf, u32 ncpus);
 void rcu_host_restore(const void *buf, u32 ncpus);

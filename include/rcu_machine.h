@@ -6,7 +6,7 @@
  * to raise RCU's softirq here, to send a forcing IPI, and a clock. In the
  * kernel they are percpu, smp, softirq and time (the inlines below). On
  * the host (HOST_TEST) the same rcu.c is compiled against a model of the
- * machine that a test provides: tests/host/rcu_check.c explores every
+ * machine that a test provides: tests/check/rcu_check.c explores every
  * interleaving of a small world through it. Locks and interrupt masking
  * come from spinlock.h and x86.h, which already have host versions.
  */

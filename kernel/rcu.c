@@ -584,19 +584,22 @@ void rcu_init(void)
 }
 #else
 /*
- * The host's model checker (tests/host/rcu_check.c): start over with
- * mode and qhimark, and save or restore the whole state. The state is
+ * The host's model checker (tests/check/rcu_check.c) and simulator
+ * (tests/sim/rcu_sim.c): start over with a mode and its knobs, and save or
+ * restore the whole state. The state is
  * the control block and the first ncpus rcu_data; callbacks live in the
  * checker's own memory, which it saves alongside, so the list pointers
  * stay valid.
  */
-void rcu_host_reset(enum rcu_mode mode, u64 qhimark)
+void rcu_host_reset(enum rcu_mode mode, u64 qhimark, u64 rsinterval, bool resched_ipi)
 {
 	memset(&rcp, 0, sizeof(rcp));
 	rcp.lock = (struct spinlock)SPINLOCK_INIT("rcu");
 	rcp.cur = rcp.completed = -300;
 	memset(rcu_data, 0, sizeof(rcu_data));
 	rcu_qhimark = qhimark;
+	rcu_rsinterval = rsinterval;
+	fqs_ipi_resched = resched_ipi;
 	init_lists();
 	rcu_set_mode(mode);
 }

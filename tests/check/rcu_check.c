@@ -155,7 +155,7 @@ static u64 hash_state(struct state *s)
 
 #define SEEN_BITS 22
 static u64 *seen;
-static u64 nseen, explored;
+static u64 nseen, explored, truncated;
 
 /* true if h was new (and is now seen) */
 static bool see(u64 h)
@@ -327,8 +327,10 @@ static bool search(u32 depth)
 		}
 		restore(here);
 	}
-	if (depth == MAX_DEPTH)
+	if (depth == MAX_DEPTH) {
+		truncated++;
 		goto out;
+	}
 	for (u32 cpu = 0; cpu < ncpus && ok; cpu++) {
 		for (enum event e = 0; e < NR_EVENTS && ok; e++) {
 			if (!allowed(e, cpu))
@@ -344,21 +346,24 @@ out:
 	return ok;
 }
 
-static bool check(enum rcu_mode which, u64 qhimark)
+static bool check(enum rcu_mode which, u64 qhimark, bool resched)
 {
 	mode = which;
-	rcu_host_reset(which, qhimark);
+	/* with qhimark 1, rsinterval 1 too: fqs16's rounds come in a world this small */
+	rcu_host_reset(which, qhimark, qhimark == 1 ? 1 : 1000, resched);
 	memset(&m, 0, sizeof(m));
 	memset(heads, 0, sizeof(heads));
 	for (u32 cpu = 0; cpu < MAX_WORLD_CPUS; cpu++)
 		m.reader_on[cpu] = -1;
 	memset(seen, 0, sizeof(u64) << SEEN_BITS);
-	nseen = explored = 0;
+	nseen = explored = truncated = 0;
 	bool ok = search(0);
 	if (ok)
-		printf("check-rcu: mode=%s cpus=%u callbacks=%u readers=%u qhimark=%llu: %llu states, "
-		       "no violation\n", rcu_modes[which].name, ncpus, ncallbacks, nreaders,
-		       (unsigned long long)qhimark, (unsigned long long)explored);
+		printf("check-rcu: mode=%s%s cpus=%u callbacks=%u readers=%u qhimark=%llu: %llu states, "
+		       "no violation%s\n", rcu_modes[which].name, resched ? " fqs_ipi=resched" : "",
+		       ncpus, ncallbacks, nreaders, (unsigned long long)qhimark,
+		       (unsigned long long)explored,
+		       truncated ? " (the depth limit cut some paths)" : "");
 	return ok;
 }
 
@@ -383,9 +388,11 @@ int main(int argc, char **argv)
 		return 2;
 	bool ok = true;
 	for (enum rcu_mode which = 0; which < RCU_NR_MODES && ok; which++) {
-		ok = check(which, 10000);               /* the modes as they run */
+		ok = check(which, 10000, false);        /* the modes as they run */
 		if (ok && which >= RCU_MODE_COUNT)
-			ok = check(which, 1);           /* their forcing, from the second callback */
+			ok = check(which, 1, false);    /* their forcing, from the second callback */
 	}
+	if (ok)
+		ok = check(RCU_MODE_FQS, 1, true);      /* the resched hybrid */
 	return ok ? 0 : 1;
 }
