@@ -611,7 +611,10 @@ size_t rcu_host_state_size(u32 ncpus)
 
 void rcu_host_save(void *buf, u32 ncpus)
 {
-	memcpy(buf, &rcp, sizeof(rcp));
+	struct rcu_ctrlblk saved = rcp;
+
+	saved.lock.owner = saved.lock.next = 0;         /* unlocked either way: same state */
+	memcpy(buf, &saved, sizeof(saved));
 	memcpy((char *)buf + sizeof(rcp), rcu_data, ncpus * sizeof(rcu_data[0]));
 }
 

@@ -139,17 +139,13 @@ static void restore(const struct state *s)
 	rcu_host_restore(s->rcu, ncpus);
 }
 
-/* FNV-1a over the state, with the RCU lock's ticket counters left out. */
-static u64 hash_state(struct state *s)
+/* FNV-1a over the state (rcu_host_save() leaves the lock's ticket counters out). */
+static u64 hash_state(const struct state *s)
 {
-	struct spinlock *lock = (struct spinlock *)s->rcu;  /* the control block's first member */
-	struct spinlock saved = *lock;
 	u64 h = 14695981039346656037ULL;
 
-	lock->owner = lock->next = 0;
 	for (size_t i = 0; i < state_size; i++)
 		h = (h ^ ((const u8 *)s)[i]) * 1099511628211ULL;
-	*lock = saved;
 	return h;
 }
 
