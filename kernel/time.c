@@ -132,13 +132,24 @@ static u64 khz_from_cpuid(void)
 	return time_cpuid15_khz(a, b, c);
 }
 
-/* TSC ticks during a 10 ms PIT channel-2 countdown, or 0 if it never ends. */
+/*
+ * TSC ticks during a 10 ms PIT channel-2 countdown, or 0 if there is no
+ * PIT to count: many boards have none, or gate it off (QEMU's
+ * -machine pit=off), and port 0x61's OUT2 bit then never changes. Mode 0
+ * drives OUT2 low when the count is written, so a countdown that is over
+ * within PIT_MIN_POLLS reads never ran (a real one takes thousands: each
+ * read of port 0x61 takes a microsecond or more); one that is not over
+ * after PIT_GIVE_UP_TSC cycles (0.1 s at 5 GHz, 0.5 s at 1 GHz) never ends.
+ */
+#define PIT_MIN_POLLS   100
+#define PIT_GIVE_UP_TSC (500ULL * 1000 * 1000)
+
 static u64 khz_from_pit(void)
 {
 	u16 count = PIT_HZ * PIT_CALIB_MS / 1000;
 	u8 portb = inb(PORT_B);
 	u64 start, end;
-	u32 spins = 0;
+	u32 polls = 0;
 
 	outb(PORT_B, (portb & ~0x02) | 0x01);   /* speaker off, gate on */
 	outb(PIT_CMD, 0xb0);                    /* channel 2, lo/hi byte, mode 0, binary */
@@ -146,13 +157,16 @@ static u64 khz_from_pit(void)
 	outb(PIT_CH2_DATA, count >> 8);
 	start = rdtsc();
 	while (!(inb(PORT_B) & 0x20)) {
-		if (++spins > 50 * 1000 * 1000) {
+		polls++;
+		if (rdtsc() - start > PIT_GIVE_UP_TSC) {
 			outb(PORT_B, portb);
 			return 0;
 		}
 	}
 	end = rdtsc();
 	outb(PORT_B, portb);
+	if (polls < PIT_MIN_POLLS)
+		return 0;               /* OUT2 was high at once: no PIT counting */
 	return (end - start) / PIT_CALIB_MS;
 }
 
@@ -315,7 +329,12 @@ void time_init(void)
 		khz = khz_from_pit();
 		source = "pit";
 	}
-	if (!khz_believable(khz)) {
+	if (!khz) {
+		pr_warn("time: no CPUID 0x15 and no PIT counting (none, or gated off); "
+			"assuming %u kHz until calibrated\n", FALLBACK_KHZ);
+		khz = FALLBACK_KHZ;
+		source = "fallback";
+	} else if (!khz_believable(khz)) {
 		pr_warn("time: TSC calibration gave %llu kHz; assuming %u kHz\n",
 			khz, FALLBACK_KHZ);
 		khz = FALLBACK_KHZ;
