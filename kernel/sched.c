@@ -110,6 +110,18 @@ static u32 pick_cpu(const struct cpumask *allowed)
 	return best == MAX_CPUS ? self : best;
 }
 
+/*
+ * Is cpu running its idle thread? A CPU just brought up may be online
+ * before it has a current thread (sched_ap_enter() sets it): that counts
+ * as idle too, and it will find its queue when its idle loop starts.
+ */
+static bool cpu_runs_idle(u32 cpu)
+{
+	struct thread *cur = __atomic_load_n(&percpu[cpu].current, __ATOMIC_ACQUIRE);
+
+	return !cur || cur->is_idle;
+}
+
 /* Put runnable t on cpu's queue and make sure cpu notices. Interrupts off. */
 static void enqueue_on(u32 cpu, struct thread *t)
 {
@@ -121,7 +133,7 @@ static void enqueue_on(u32 cpu, struct thread *t)
 	enqueue(rq, t);
 	spin_unlock(&rq->lock);
 	if (cpu != smp_processor_id()) {
-		if (!t->lowest_priority || percpu[cpu].current->is_idle)
+		if (!t->lowest_priority || cpu_runs_idle(cpu))
 			smp_send_reschedule(cpu);
 	} else if (this_cpu()->current->is_idle) {
 		this_cpu()->need_resched = true;
@@ -261,7 +273,7 @@ void wake_up_thread(struct thread *t)
 			enqueue(rq, t);
 			spin_unlock(&rq->lock);
 			/* The lowest priority waits for its turn, unless the CPU is idle. */
-			if (!t->lowest_priority || percpu[cpu].current->is_idle) {
+			if (!t->lowest_priority || cpu_runs_idle(cpu)) {
 				if (cpu != smp_processor_id())
 					smp_send_reschedule(cpu);
 				else
