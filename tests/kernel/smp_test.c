@@ -18,6 +18,7 @@
 #include "ktest.h"
 #include "numa.h"
 #include "percpu.h"
+#include "sched.h"
 #include "smp.h"
 #include "time.h"
 #include "vm.h"
@@ -219,7 +220,7 @@ static u64 *volatile smp_panic_target;  /* NULL, through a volatile: no cheating
 
 __attribute__((noinline)) static void smp_panic_write_null(void *arg)
 {
-	*smp_panic_target = 0xdead;     /* a page fault nobody catches, on CPU 1 */
+	*smp_panic_target = 0xdead;     /* a page fault nobody catches, on another CPU */
 	__asm__ volatile("" ::: "memory");
 }
 
@@ -227,7 +228,10 @@ static void panic_on_another_cpu(struct ktest *t)
 {
 	if (nr_cpus_online < 2 || !online(1))
 		KTEST_SKIP(t, "CPU 1 is not online");
-	smp_call_function(1, smp_panic_write_null, NULL, true);
+	preempt_disable();      /* stay here: the boot thread may run on CPU 1 too */
+	u32 other = smp_processor_id() == 1 ? 0 : 1;
+	smp_call_function(other, smp_panic_write_null, NULL, true);
+	preempt_enable();
 	ktest_log(t, "CPU 1 wrote through NULL and the machine went on: the panic was lost");
 	t->status = KTEST_FAIL;
 }
