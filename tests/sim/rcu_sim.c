@@ -200,6 +200,7 @@ static u64 heads_used;                  /* heads[] handed out so far; the rest u
 static u64 live_files, peak_nr_files, total_done, max_files;
 static u64 latency_sum, latency_max, latency_n;        /* call_rcu() to the callback, ns */
 static s64 enfile_at;
+static u32 storms_left;                 /* storming CPUs that have not done their share */
 static u64 done_at_enfile;
 static bool stopped;
 
@@ -240,8 +241,9 @@ static bool storm_iteration(struct sim_cpu *c)
 		peak_nr_files = nr_files();
 	f->queued_at = c->clock;
 	call_rcu(&f->rcu, file_free_rcu);
-	c->done++;
 	total_done++;
+	if (++c->done == c->target)
+		storms_left--;
 	return true;
 }
 
@@ -401,17 +403,14 @@ static struct storm_outcome run_storm(const struct storm_spec *s, u64 seed)
 		heap_push(cpu);
 	}
 	u64 gps0 = rcu_completed_batches(), fqs0 = rcu_fqs_rounds();
-	u32 running = s->storm_count;
-	while (running && heap_len) {
+	storms_left = s->per_cpu ? s->storm_count : 0;
+	while (storms_left && !stopped && heap_len) {
 		struct entry e = heap_pop();
 		if (e.version != cpus[e.cpu].version)
 			continue;
 		events++;
 		interrupt(e.cpu, e.at);
 		last = e.at;
-		running = 0;
-		for (u32 cpu = s->storm_first; cpu < s->storm_first + s->storm_count; cpu++)
-			running += storming(&cpus[cpu]);
 	}
 	for (u32 cpu = 0; cpu < ncpus; cpu++) {
 		ticks += cpus[cpu].ticks;
