@@ -652,6 +652,7 @@ static void tick(struct trap_frame *f)
 	struct timer_queue *q = &timer_queues[me->cpu];
 
 	me->ticks++;
+	trap_report_nmis();
 	if (tsc_per_tick)
 		arm_next_deadline(q);
 	run_timers(q);
