@@ -53,6 +53,7 @@
 #include "cmdline.h"
 #include "cpu.h"
 #include "kstring.h"
+#include "mce.h"
 #include "param.h"
 #include "percpu.h"
 #include "printk.h"
@@ -653,6 +654,8 @@ static void tick(struct trap_frame *f)
 
 	me->ticks++;
 	trap_report_nmis();
+	if (me->ticks % hz == 0)
+		mce_poll();             /* once a second: corrected errors */
 	if (tsc_per_tick)
 		arm_next_deadline(q);
 	run_timers(q);

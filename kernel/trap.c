@@ -38,6 +38,7 @@
 #include "x86.h"
 #include "cmdline.h"
 #include "ksyms.h"
+#include "mce.h"
 
 struct idt_gate {
 	u16 offset_low;
@@ -287,6 +288,12 @@ static void dispatch(struct trap_frame *f)
 		unexpected_nmi(f);
 		return;
 	}
+	/* A machine check is the hardware's, never the fault of the code it interrupted. */
+	if (v == VEC_MC) {
+		if (!mce_exception(f))
+			trap_panic(f);
+		return;
+	}
 	if (v < VEC_FIRST_IRQ) {
 		if (trap_from_user(f)) {
 			user_fault(f);          /* the program dies, the kernel goes on */
@@ -371,6 +378,8 @@ void trap_panic(struct trap_frame *f)
 	       trap_name((unsigned)f->vector), f->vector, f->error_code);
 	if (f->vector == VEC_PF)
 		describe_page_fault(f->error_code, read_cr2());
+	if (f->vector == VEC_MC)
+		mce_describe();
 	printk(KERN_EMERG "RIP: %04llx:%016llx RFLAGS: %016llx RSP: %04llx:%016llx\n",
 	       f->cs, f->rip, f->rflags, f->ss, f->rsp);
 	printk(KERN_EMERG "RAX: %016llx RBX: %016llx RCX: %016llx\n", f->rax, f->rbx, f->rcx);

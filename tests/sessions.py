@@ -132,3 +132,37 @@ def nmi_button(machine):
     machine.qmp.send_text('\n')        # a fresh prompt after the NMI lines
     prompt = machine.require(re.escape(PROMPT) + r'$', 10, 'a new prompt', last.end())
     test_then_exit(machine, 'trap', prompt.start())
+
+
+def inject_mce(machine, cpu, bank, status, mcg_status=0, addr=0, misc=0):
+    """QEMU's HMP `mce` command: put an error in a bank, as the hardware
+    would (an uncorrected one also raises #MC when CR4.MCE is set)."""
+    reply = machine.qmp.command(
+        'human-monitor-command',
+        **{'command-line': f'mce {cpu} {bank} {status:#x} {mcg_status:#x} {addr:#x} {misc:#x}'})
+    if reply.strip():
+        machine.fail(f'QEMU said to mce: {reply.strip()}')
+
+
+MCI_VAL, MCI_UC, MCI_EN, MCI_ADDRV, MCI_PCC = 1 << 63, 1 << 61, 1 << 60, 1 << 58, 1 << 57
+
+
+def machine_check_corrected(machine):
+    """A corrected memory error lands in bank 1 (no #MC for those): the
+    tick's once-a-second poll reports it with its address, and the kernel
+    goes on to run a suite."""
+    prompt = machine.require(re.escape(PROMPT), 120, 'the shell prompt')
+    inject_mce(machine, 0, 1, MCI_VAL | MCI_EN | MCI_ADDRV | 0x9f, addr=0x1234000)
+    found = machine.require(r'mce: CPU 0 bank 1: corrected error found by polling, '
+                            r'status 0x940000000000009f, addr 0x1234000', 10,
+                            'the poll report the corrected error', prompt.end())
+    machine.qmp.send_text('\n')
+    prompt = machine.require(re.escape(PROMPT) + r'$', 10, 'a new prompt', found.end())
+    test_then_exit(machine, 'trap', prompt.start())
+
+
+def machine_check_fatal(machine):
+    """An uncorrected error with the processor context corrupt raises #MC:
+    the kernel reports the bank and panics (the matrix line expects it)."""
+    machine.require(re.escape(PROMPT), 120, 'the shell prompt')
+    inject_mce(machine, 0, 2, MCI_VAL | MCI_UC | MCI_EN | MCI_PCC | 0x17)
