@@ -52,12 +52,55 @@ BUILD_BUG_ON(sizeof(struct acpi_gas) != 12);
 bool acpi_checksum_ok(const void *p, size_t len);
 
 /*
+ * What a table with a bad checksum is worth (acpi.checksum=). Linux only
+ * warns ("Incorrect checksum in table [APIC] - 0x12, should be 0x34",
+ * ACPICA tbprint.c, acpi_tb_verify_checksum(); ACPI_CHECKSUM_ABORT is
+ * FALSE) and uses the table: so does testbed by default. Strict refuses it.
+ */
+enum acpi_checksum_policy {
+	ACPI_CHECKSUM_WARN,     /* warn as Linux does, use the table */
+	ACPI_CHECKSUM_STRICT,   /* warn and refuse the table */
+};
+
+/*
+ * Whether the table t of len bytes (header included) may be used: true if
+ * its checksum is good, or bad under ACPI_CHECKSUM_WARN; a bad one is
+ * warned about in Linux's words either way.
+ */
+bool acpi_table_checksum_accepted(const void *t, u32 len, enum acpi_checksum_policy policy);
+
+/*
  * Check an RSDP (signature, the ACPI 1.0 checksum over 20 bytes and, from
  * revision 2, the extended checksum over its length) and return the root
  * table: the XSDT when revision >= 2 and its address is set, else the RSDT.
  * 0 on success, -1 (with a warning) if the RSDP is bad.
  */
 int acpi_parse_rsdp(const void *rsdp, size_t len, u64 *root, bool *is_xsdt);
+
+/*
+ * Physical memory as the table code sees it: the kernel maps it
+ * (memremap), the host tests hand out buffers. Returns len readable bytes
+ * at physical address pa, or NULL if there are none.
+ */
+typedef const void *(*acpi_map_fn)(void *ctx, u64 pa, u32 len);
+
+/* The root table chosen, mapped whole. */
+struct acpi_root {
+	u64 pa;
+	bool is_xsdt;
+	const u8 *table;
+	u32 len;
+};
+
+/*
+ * Check the RSDP (as acpi_parse_rsdp() does) and choose the root table:
+ * the XSDT when the RSDP names one and it is good (mappable, signature
+ * "XSDT", length 36 to ACPI_TABLE_MAX, checksum as the policy wants), else
+ * the RSDT under the same checks, with a warning saying why the XSDT was
+ * passed over. 0 on success, -1 (warned) if neither is usable.
+ */
+int acpi_choose_root(const void *rsdp, size_t len, acpi_map_fn map, void *ctx,
+		     enum acpi_checksum_policy policy, struct acpi_root *out);
 
 /*
  * The table addresses in an RSDT (4-byte entries) or XSDT (8-byte entries)
@@ -99,16 +142,24 @@ struct madt_info {
 	u32 flags;              /* bit 0 PCAT_COMPAT: legacy 8259 PICs present */
 	struct madt_cpu cpus[MAX_CPUS];         /* types 0 and 9, in table order */
 	u32 ncpus;
-	u32 ncpus_dropped;      /* entries past MAX_CPUS */
 	struct madt_ioapic ioapics[MAX_IOAPICS];
 	u32 nioapics;
 	struct madt_override overrides[MAX_IRQ_OVERRIDES];
 	u32 noverrides;
-	struct madt_nmi nmis[MAX_CPUS];
+	struct madt_nmi nmis[MAX_LAPIC_NMIS];
 	u32 nnmis;
+	/* Entries past the limits above: counted and reported, never kept. */
+	u32 ncpus_dropped;              /* CPU entries not kept (past MAX_CPUS) */
+	u32 ncpus_dropped_enabled;      /* ... of them enabled: CPUs that will not run */
+	u32 nioapics_dropped, noverrides_dropped, nnmis_dropped;
 };
 
-/* Returns the number of problems found (each warned about), or -1 if unusable. */
+/*
+ * Returns the number of problems found (each warned about), or -1 if
+ * unusable. Entries past a limit are not problems: each kind gets one
+ * line, "ACPI: MADT: 6 of 1030 CPU entries dropped (MAX_CPUS 1024), 2 of
+ * them enabled", and the rest of the table is used.
+ */
 int acpi_parse_madt(const void *table, size_t len, struct madt_info *out);
 
 /* --- SRAT: which proximity domain (node) each CPU and memory range is in -- */
@@ -130,6 +181,7 @@ struct srat_info {
 	u32 ncpus;
 	struct srat_mem mem[MAX_MEM_AFFINITY];  /* enabled entries only, length > 0 */
 	u32 nmem;
+	u32 ncpus_dropped, nmem_dropped;        /* enabled entries past the limits */
 };
 
 int acpi_parse_srat(const void *table, size_t len, struct srat_info *out);

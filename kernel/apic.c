@@ -96,7 +96,17 @@ u32 apic_read_id(void)
 
 	if (lapic_ready)
 		return apic_id_from_reg(lapic_read(LAPIC_ID), apic_x2apic);
-	cpuid(1, 0, &a, &b, &c, &d);    /* before apic_init(): the initial ID, EBX bits 24-31 */
+	/*
+	 * Before apic_init(): CPUID. Leaf 0xb gives the full 32-bit x2APIC ID
+	 * (EDX) where the CPU has it (EBX != 0 for level 0), in either mode;
+	 * else leaf 1's 8-bit initial ID, EBX bits 24-31.
+	 */
+	if (cpu_info.max_leaf >= 0xb) {
+		cpuid(0xb, 0, &a, &b, &c, &d);
+		if (b & 0xffff)
+			return d;
+	}
+	cpuid(1, 0, &a, &b, &c, &d);
 	return b >> 24;
 }
 
