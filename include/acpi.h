@@ -271,6 +271,9 @@ extern struct acpi_facts acpi;
  */
 void acpi_init(const struct boot_info *bi);
 
+/* Whether acpi_init() uses a table of len bytes: its checksum under acpi.checksum=. */
+bool acpi_table_usable(const void *t, u32 len);
+
 /* The first good table with this signature (mapped), or NULL; *len = its length. */
 const void *acpi_find(const char *sig, u32 *len);
 

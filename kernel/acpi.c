@@ -77,6 +77,11 @@ static enum acpi_checksum_policy checksum_policy(void)
 	return checksum_arg == 1 || checksum_arg == 2 ? ACPI_CHECKSUM_STRICT : ACPI_CHECKSUM_WARN;
 }
 
+bool acpi_table_usable(const void *t, u32 len)
+{
+	return acpi_table_checksum_accepted(t, len, checksum_policy());
+}
+
 /* Where use_rsdp() found the RSDP, for acpi_choose_root(). */
 static const u8 *rsdp_bytes;
 static size_t rsdp_len;
@@ -198,7 +203,7 @@ static bool keep_table(const u8 *t, u64 pa, u32 len)
 {
 	char sig[5];
 
-	if (acpi_table_checksum_accepted(t, len, checksum_policy()))
+	if (acpi_table_usable(t, len))
 		return remember_table(t, pa, len);
 	printable(sig, t, 4);
 	pr_warn("ACPI: %s at 0x%llx: bad checksum; skipped (acpi.checksum=strict)\n", sig, pa);

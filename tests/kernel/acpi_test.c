@@ -16,6 +16,8 @@
 #include "vm.h"
 #include "x86.h"
 
+extern char kernel_cmdline[];          /* kernel/main.c: the whole command line */
+
 #define MSR_APIC_BASE           0x1b
 #define APIC_BASE_ADDR          0x000ffffffffff000UL
 #define PM_TIMER_HZ             3579545
@@ -54,6 +56,27 @@ static void found_tables_are_whole(struct ktest *t)
 		EXPECT_TRUE(t, acpi_checksum_ok(p, len));
 	}
 	EXPECT_TRUE(t, acpi_find("XYZW", &len) == NULL);
+}
+
+/*
+ * The kernel's own verdict on a table with a bad checksum: used, as Linux
+ * uses it, unless the boot asked for acpi.checksum=strict.
+ */
+static void bad_checksum_is_used_by_default(struct ktest *t)
+{
+	static u8 copy[4096];
+	u32 len;
+	const u8 *madt = acpi_find("APIC", &len);
+
+	if (!madt || len > sizeof(copy))
+		KTEST_SKIP(t, "no MADT that fits the copy");
+	if (strstr(kernel_cmdline, "acpi.checksum="))
+		KTEST_SKIP(t, "acpi.checksum= given: not the default");
+	memcpy(copy, madt, len);
+	copy[9] ^= 0x5a;
+	EXPECT_TRUE(t, acpi_table_usable(copy, len));
+	copy[9] ^= 0x5a;
+	EXPECT_TRUE(t, acpi_table_usable(copy, len));
 }
 
 static u32 enabled_cpus(void)
@@ -240,6 +263,7 @@ static const struct ktest_case acpi_cases[] = {
 	KTEST(rsdp_root_and_madt_found),
 	KTEST(no_table_was_bad),
 	KTEST(found_tables_are_whole),
+	KTEST(bad_checksum_is_used_by_default),
 	KTEST(madt_cpus_match_fw_cfg),
 	KTEST(madt_lapic_address_matches_msr),
 	KTEST(boot_cpu_is_an_enabled_madt_cpu),
