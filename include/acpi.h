@@ -244,6 +244,51 @@ int acpi_parse_fadt(const void *table, size_t len, struct fadt_info *out);
  */
 int acpi_dsdt_s5_type(const void *dsdt, size_t len);
 
+/* --- DMAR (Intel VT-d) and IVRS (AMD-Vi): the IOMMUs firmware describes ------ */
+
+/*
+ * DMAR: VT-d specification 3.x, chapter 8. After the header: host address
+ * width (u8 @36, the DMA address width minus one), flags (u8 @37), 10
+ * reserved bytes, then remapping structures (u16 type, u16 length) from
+ * @48. A DRHD (type 0) is one remapping unit: flags (u8 @4, bit 0
+ * INCLUDE_PCI_ALL), segment (u16 @6), register base (u64 @8).
+ */
+#define DMAR_INTR_REMAP         (1u << 0)       /* interrupt remapping supported */
+#define DMAR_X2APIC_OPT_OUT     (1u << 1)       /* firmware asks the OS not to use x2APIC */
+
+struct dmar_drhd {
+	u64 base;               /* the unit's 4 KiB register page */
+	u16 segment;
+	bool include_all;       /* every device of its segment not claimed by another unit */
+};
+
+struct dmar_info {
+	u8 host_address_width;  /* DMA addresses are this + 1 bits wide */
+	u8 flags;               /* DMAR_INTR_REMAP, DMAR_X2APIC_OPT_OUT, ... */
+	struct dmar_drhd drhd[MAX_DRHD];
+	u32 ndrhd, ndrhd_dropped;
+	u32 nrmrr;              /* reserved memory regions: DMA the firmware keeps doing */
+};
+
+int acpi_parse_dmar(const void *table, size_t len, struct dmar_info *out);
+
+/*
+ * IVRS: AMD I/O Virtualization Technology specification (48882), 5.2.
+ * After the header: IVinfo (u32 @36), 8 reserved bytes, then blocks (u8
+ * type, u8 flags, u16 length) from @48. IVHD blocks (types 0x10, 0x11,
+ * 0x40) each describe one IOMMU: base address u64 @8, segment u16 @16;
+ * firmware lists the same IOMMU once per IVHD type it supports, so IOMMUs
+ * are counted by base address.
+ */
+struct ivrs_info {
+	u32 ivinfo;
+	u64 iommu_base[MAX_IVHD];       /* distinct IOMMUs */
+	u32 niommus, niommus_dropped;
+	u32 nivhd;                      /* IVHD blocks of any type */
+};
+
+int acpi_parse_ivrs(const void *table, size_t len, struct ivrs_info *out);
+
 /* --- kernel side ----------------------------------------------------------- */
 
 /* What acpi_init() found: each has_X says whether table X was there and good. */
@@ -251,13 +296,15 @@ struct acpi_facts {
 	u64 rsdp;               /* physical addresses, 0 if none */
 	u64 root;
 	bool is_xsdt;
-	bool has_madt, has_srat, has_slit, has_mcfg, has_hpet, has_fadt;
+	bool has_madt, has_srat, has_slit, has_mcfg, has_hpet, has_fadt, has_dmar, has_ivrs;
 	struct madt_info madt;
 	struct srat_info srat;
 	struct slit_info slit;
 	struct mcfg_info mcfg;
 	struct hpet_info hpet;
 	struct fadt_info fadt;
+	struct dmar_info dmar;
+	struct ivrs_info ivrs;
 	u32 ntables, nbad;      /* tables listed in the root, and those skipped */
 };
 

@@ -405,6 +405,21 @@ static void print_hpet(const struct hpet_info *h)
 		h->address, h->min_tick);
 }
 
+static void print_dmar(const struct dmar_info *d)
+{
+	pr_info("ACPI: DMAR: %u DRHD unit%s, %u reserved memory region%s, DMA width %u bits, "
+		"flags 0x%x%s%s\n", d->ndrhd, d->ndrhd == 1 ? "" : "s", d->nrmrr,
+		d->nrmrr == 1 ? "" : "s", d->host_address_width + 1, d->flags,
+		d->flags & DMAR_INTR_REMAP ? " (interrupt remapping)" : "",
+		d->flags & DMAR_X2APIC_OPT_OUT ? " (x2APIC opt-out)" : "");
+}
+
+static void print_ivrs(const struct ivrs_info *v)
+{
+	pr_info("ACPI: IVRS: %u IOMMU%s in %u IVHD blocks, IVinfo 0x%x\n", v->niommus,
+		v->niommus == 1 ? "" : "s", v->nivhd, v->ivinfo);
+}
+
 /* The DSDT is not in the root table: the FADT points at it. */
 static void load_dsdt(void)
 {
@@ -469,6 +484,8 @@ UNTYPED_PARSER(srat, struct srat_info)
 UNTYPED_PARSER(slit, struct slit_info)
 UNTYPED_PARSER(mcfg, struct mcfg_info)
 UNTYPED_PARSER(hpet, struct hpet_info)
+UNTYPED_PARSER(dmar, struct dmar_info)
+UNTYPED_PARSER(ivrs, struct ivrs_info)
 
 #define PARSE(sig, name)                                                          \
 	({                                                                        \
@@ -487,6 +504,8 @@ static void parse_tables(void)
 	acpi.has_slit = PARSE("SLIT", slit);
 	acpi.has_mcfg = PARSE("MCFG", mcfg);
 	acpi.has_hpet = PARSE("HPET", hpet);
+	acpi.has_dmar = PARSE("DMAR", dmar);
+	acpi.has_ivrs = PARSE("IVRS", ivrs);
 
 	if (acpi.has_fadt)
 		print_fadt(&acpi.fadt);
@@ -500,6 +519,10 @@ static void parse_tables(void)
 		print_mcfg(&acpi.mcfg);
 	if (acpi.has_hpet)
 		print_hpet(&acpi.hpet);
+	if (acpi.has_dmar)
+		print_dmar(&acpi.dmar);
+	if (acpi.has_ivrs)
+		print_ivrs(&acpi.ivrs);
 }
 
 void acpi_init(const struct boot_info *bi)

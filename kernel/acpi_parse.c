@@ -35,7 +35,8 @@
  *
  * Layouts: ACPI specification 6.5, sections 5.2.5 (RSDP), 5.2.6 (header),
  * 5.2.7-8 (RSDT, XSDT), 5.2.9 (FADT), 5.2.12 (MADT), 5.2.16 (SRAT),
- * 5.2.17 (SLIT); PCI Firmware spec 3.x (MCFG); IA-PC HPET spec 1.0a (HPET).
+ * 5.2.17 (SLIT); PCI Firmware spec 3.x (MCFG); IA-PC HPET spec 1.0a (HPET);
+ * Intel VT-d spec 3.x, chapter 8 (DMAR); AMD IOMMU spec 48882, 5.2 (IVRS).
  */
 #include "acpi.h"
 #include "kstring.h"
@@ -777,6 +778,116 @@ int acpi_parse_fadt(const void *table, size_t len, struct fadt_info *out)
 			out->pm1a_cnt = (u32)g.address;
 	}
 	return 0;
+}
+
+/* --- DMAR and IVRS ------------------------------------------------------- */
+
+#define DMAR_STRUCTS            48
+#define DMAR_DRHD               0
+#define DMAR_RMRR               1
+#define DMAR_DRHD_LEN           16
+#define IVRS_BLOCKS             48
+#define IVHD_MIN_LEN            24      /* type 0x10's header; 0x11 and 0x40 have 40 */
+
+/*
+ * Walk a list of (type, length) structures whose length is a u16 at +2:
+ * the DMAR's and the IVRS's. Calls fn for each whole structure of at least
+ * min_len bytes; stops, warning, at a length below 4 or past the end.
+ */
+static int walk_u16_structs(const u8 *t, u32 start, u32 tlen, const char *name,
+			    void (*fn)(const u8 *e, u16 elen, void *out), void *out)
+{
+	int problems = 0;
+
+	for (u32 off = start; off < tlen;) {
+		if (tlen - off < 4) {
+			pr_warn("ACPI: %s: %u stray bytes at offset %u\n", name, tlen - off, off);
+			return problems + 1;
+		}
+		u16 elen = rd16(t + off + 2);
+		if (elen < 4 || elen > tlen - off) {
+			pr_warn("ACPI: %s: structure at offset %u has length %u; stopping here\n",
+				name, off, elen);
+			return problems + 1;
+		}
+		fn(t + off, elen, out);
+		off += elen;
+	}
+	return problems;
+}
+
+static void dmar_struct(const u8 *e, u16 elen, void *out)
+{
+	struct dmar_info *d = out;
+
+	switch (rd16(e)) {
+	case DMAR_DRHD:
+		if (elen < DMAR_DRHD_LEN)
+			return;
+		if (d->ndrhd == MAX_DRHD) {
+			d->ndrhd_dropped++;
+			return;
+		}
+		d->drhd[d->ndrhd++] = (struct dmar_drhd){
+			.base = rd64(e + 8), .segment = rd16(e + 6), .include_all = e[4] & 1,
+		};
+		break;
+	case DMAR_RMRR:
+		d->nrmrr++;
+		break;
+	}
+}
+
+int acpi_parse_dmar(const void *table, size_t len, struct dmar_info *out)
+{
+	const u8 *t = table;
+	u32 tlen = table_len(t, len, "DMAR", DMAR_STRUCTS, "DMAR");
+	int problems;
+
+	memset(out, 0, sizeof(*out));
+	if (!tlen)
+		return -1;
+	out->host_address_width = t[36];
+	out->flags = t[37];
+	problems = walk_u16_structs(t, DMAR_STRUCTS, tlen, "DMAR", dmar_struct, out);
+	report_dropped("DMAR", "DRHD units", out->ndrhd_dropped, out->ndrhd, "MAX_DRHD",
+		       MAX_DRHD, "");
+	return problems;
+}
+
+static void ivrs_block(const u8 *e, u16 elen, void *out)
+{
+	struct ivrs_info *v = out;
+	u64 base;
+
+	if ((e[0] != 0x10 && e[0] != 0x11 && e[0] != 0x40) || elen < IVHD_MIN_LEN)
+		return;         /* IVMD blocks (0x20-0x22) and unknown types */
+	v->nivhd++;
+	base = rd64(e + 8);
+	for (u32 i = 0; i < v->niommus; i++)
+		if (v->iommu_base[i] == base)
+			return;
+	if (v->niommus == MAX_IVHD) {
+		v->niommus_dropped++;
+		return;
+	}
+	v->iommu_base[v->niommus++] = base;
+}
+
+int acpi_parse_ivrs(const void *table, size_t len, struct ivrs_info *out)
+{
+	const u8 *t = table;
+	u32 tlen = table_len(t, len, "IVRS", IVRS_BLOCKS, "IVRS");
+	int problems;
+
+	memset(out, 0, sizeof(*out));
+	if (!tlen)
+		return -1;
+	out->ivinfo = rd32(t + 36);
+	problems = walk_u16_structs(t, IVRS_BLOCKS, tlen, "IVRS", ivrs_block, out);
+	report_dropped("IVRS", "IOMMUs", out->niommus_dropped, out->niommus, "MAX_IVHD",
+		       MAX_IVHD, "");
+	return problems;
 }
 
 int acpi_dsdt_s5_type(const void *dsdt, size_t len)

@@ -1,6 +1,6 @@
 /*
- * acpi_tables.c - one source for six fuzz targets: the MADT, SRAT, SLIT,
- * MCFG, HPET and FADT parsers (kernel/acpi_parse.c), each fed whole tables,
+ * acpi_tables.c - one source for eight fuzz targets: the MADT, SRAT, SLIT,
+ * MCFG, HPET, FADT, DMAR and IVRS parsers (kernel/acpi_parse.c), each fed whole tables,
  * header included. Built once per table with -DTABLE=<name>.
  *
  * Checked: the counts stay within their arrays; a SLIT's distances are
@@ -15,6 +15,8 @@
 #define MCFG 4
 #define HPET 5
 #define FADT 6
+#define DMAR 7
+#define IVRS 8
 
 int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 {
@@ -23,7 +25,8 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 	static struct madt_info m;
 	if (acpi_parse_madt(data, size, &m) >= 0) {
 		FUZZ_CHECK(m.ncpus <= MAX_CPUS && m.nioapics <= MAX_IOAPICS);
-		FUZZ_CHECK(m.noverrides <= MAX_IRQ_OVERRIDES && m.nnmis <= MAX_CPUS);
+		FUZZ_CHECK(m.noverrides <= MAX_IRQ_OVERRIDES && m.nnmis <= MAX_LAPIC_NMIS);
+		FUZZ_CHECK(m.ncpus_dropped_enabled <= m.ncpus_dropped);
 	}
 #elif TABLE == SRAT
 	static struct srat_info s;
@@ -43,8 +46,16 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 #elif TABLE == FADT
 	static struct fadt_info f;
 	acpi_parse_fadt(data, size, &f);
+#elif TABLE == DMAR
+	static struct dmar_info d;
+	if (acpi_parse_dmar(data, size, &d) >= 0)
+		FUZZ_CHECK(d.ndrhd <= MAX_DRHD);
+#elif TABLE == IVRS
+	static struct ivrs_info v;
+	if (acpi_parse_ivrs(data, size, &v) >= 0)
+		FUZZ_CHECK(v.niommus <= MAX_IVHD && v.niommus <= v.nivhd);
 #else
-#error "build with -DTABLE=MADT (or SRAT, SLIT, MCFG, HPET, FADT)"
+#error "build with -DTABLE=MADT (or SRAT, SLIT, MCFG, HPET, FADT, DMAR, IVRS)"
 #endif
 	return 0;
 }

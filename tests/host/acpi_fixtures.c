@@ -387,6 +387,40 @@ void synth_srat_mem(struct synth *s, u64 base, u64 size, u32 pxm)
 	synth_put(s, e + 28, 1, 4);             /* enabled */
 }
 
+/* VT-d spec 3.x, 8.3 (DRHD: 16 bytes + device scopes) and 8.4 (RMRR: 24 bytes + scopes). */
+void synth_dmar_drhd(struct synth *s, u64 base, u16 segment, bool include_all)
+{
+	u32 e = synth_add(s, NULL, 16);
+
+	synth_put(s, e, 0, 2);
+	synth_put(s, e + 2, 16, 2);
+	synth_put(s, e + 4, include_all, 1);
+	synth_put(s, e + 6, segment, 2);
+	synth_put(s, e + 8, base, 8);
+}
+
+void synth_dmar_rmrr(struct synth *s, u64 base, u64 end)
+{
+	u32 e = synth_add(s, NULL, 24);
+
+	synth_put(s, e, 1, 2);
+	synth_put(s, e + 2, 24, 2);
+	synth_put(s, e + 8, base, 8);
+	synth_put(s, e + 16, end, 8);
+}
+
+/* AMD 48882, 5.2.2: type 0x10 has a 24-byte header, 0x11 and 0x40 40 bytes. */
+void synth_ivrs_ivhd(struct synth *s, u8 type, u64 base)
+{
+	u16 len = type == 0x10 ? 24 : 40;
+	u32 e = synth_add(s, NULL, len);
+
+	synth_put(s, e, type, 1);
+	synth_put(s, e + 2, len, 2);
+	synth_put(s, e + 4, 0x0002, 2);         /* the IOMMU's own PCI function: 00:00.2 */
+	synth_put(s, e + 8, base, 8);
+}
+
 void fixture_big_server(u32 ncpus, u32 nodes, u32 bsp_index, u8 **madt, u32 *madt_len,
 			u8 **srat, u32 *srat_len)
 {

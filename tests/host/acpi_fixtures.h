@@ -62,6 +62,11 @@ void synth_madt_override(struct synth *s, u8 irq, u32 gsi, u16 flags);
 void synth_srat_x2apic(struct synth *s, u32 apic_id, u32 pxm);
 void synth_srat_mem(struct synth *s, u64 base, u64 size, u32 pxm);
 
+/* DMAR (body from 48): flags at 37; a DRHD unit with its register base. IVRS (body from 48). */
+void synth_dmar_drhd(struct synth *s, u64 base, u16 segment, bool include_all);
+void synth_dmar_rmrr(struct synth *s, u64 base, u64 end);
+void synth_ivrs_ivhd(struct synth *s, u8 type, u64 base);
+
 /*
  * A big server: ncpus x2APIC CPUs (IDs 0x100 + 2 * i: sparse, all above
  * 255) split evenly over nodes nodes, 1 GiB of memory per node from 4 GiB;

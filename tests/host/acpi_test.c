@@ -1356,7 +1356,69 @@ static void root_unreadable_xsdt_and_warned_checksum(struct ktest *t)
 	free(rsdt);
 }
 
+static struct dmar_info dmar;
+static struct ivrs_info ivrs;
+
+static void dmar_units_flags_and_width(struct ktest *t)
+{
+	struct synth s;
+	u32 len;
+	u8 *d;
+
+	synth_begin(&s, "DMAR", 1, 48);
+	synth_put(&s, 36, 45, 1);               /* 46-bit DMA addresses */
+	synth_put(&s, 37, DMAR_INTR_REMAP | DMAR_X2APIC_OPT_OUT, 1);
+	synth_dmar_drhd(&s, 0xfbffc000, 0, false);
+	synth_dmar_rmrr(&s, 0x70000000, 0x70344fff);
+	synth_dmar_drhd(&s, 0xc7ffc000, 0, true);
+	d = synth_end(&s, &len);
+	ASSERT_EQ(t, acpi_parse_dmar(d, len, &dmar), 0);
+	EXPECT_EQ(t, dmar.host_address_width, 45);
+	EXPECT_EQ(t, dmar.flags, DMAR_INTR_REMAP | DMAR_X2APIC_OPT_OUT);
+	ASSERT_EQ(t, dmar.ndrhd, 2);
+	EXPECT_EQ(t, dmar.drhd[0].base, 0xfbffc000);
+	EXPECT_FALSE(t, dmar.drhd[0].include_all);
+	EXPECT_EQ(t, dmar.drhd[1].base, 0xc7ffc000);
+	EXPECT_TRUE(t, dmar.drhd[1].include_all);
+	EXPECT_EQ(t, dmar.nrmrr, 1);
+
+	/* A structure of length 2 ends the walk; what came before is kept. */
+	put16(d + 48 + 16 + 2, 2);
+	fix_checksum(d, len);
+	host_log_clear();
+	EXPECT_EQ(t, acpi_parse_dmar(d, len, &dmar), 1);
+	EXPECT_EQ(t, dmar.ndrhd, 1);
+	EXPECT_TRUE(t, host_log_has("ACPI: DMAR: structure at offset 64 has length 2"));
+	free(d);
+}
+
+/* One IOMMU listed as IVHD types 0x10 and 0x11 (as firmware does) is one IOMMU. */
+static void ivrs_counts_iommus_not_ivhd_blocks(struct ktest *t)
+{
+	struct synth s;
+	u32 len;
+	u8 *v;
+
+	synth_begin(&s, "IVRS", 2, 48);
+	synth_put(&s, 36, 0x00203041, 4);
+	synth_ivrs_ivhd(&s, 0x10, 0xfd200000);
+	synth_ivrs_ivhd(&s, 0x11, 0xfd200000);
+	synth_ivrs_ivhd(&s, 0x10, 0xfd300000);
+	synth_ivrs_ivhd(&s, 0x11, 0xfd300000);
+	synth_add(&s, (const u8[]){ 0x20, 0, 32, 0 }, 4);      /* an IVMD block ... */
+	synth_add(&s, NULL, 28);                                /* ... of 32 bytes: skipped */
+	v = synth_end(&s, &len);
+	ASSERT_EQ(t, acpi_parse_ivrs(v, len, &ivrs), 0);
+	EXPECT_EQ(t, ivrs.nivhd, 4);
+	EXPECT_EQ(t, ivrs.niommus, 2);
+	EXPECT_EQ(t, ivrs.iommu_base[1], 0xfd300000);
+	EXPECT_EQ(t, ivrs.ivinfo, 0x00203041);
+	free(v);
+}
+
 static const struct ktest_case acpi_cases[] = {
+	KTEST(dmar_units_flags_and_width),
+	KTEST(ivrs_counts_iommus_not_ivhd_blocks),
 	KTEST(big_server_512_x2apic_cpus_on_8_nodes_boot_cpu_last),
 	KTEST(boot_cpu_missing_from_the_madt_is_cpu_0),
 	KTEST(boot_cpu_past_max_cpus_is_still_cpu_0),
