@@ -21,6 +21,7 @@
 #include "acpi.h"
 #include "acpi_fixtures.h"
 #include "host.h"
+#include "iommu.h"
 #include "ktest.h"
 #include "numa.h"
 #include "unaligned.h"
@@ -1416,7 +1417,25 @@ static void ivrs_counts_iommus_not_ivhd_blocks(struct ktest *t)
 	free(v);
 }
 
+/* The one fact line, for each thing the registers can say. */
+static void iommu_fact_lines(struct ktest *t)
+{
+	char line[160];
+
+	iommu_describe(&(struct iommu_facts){ IOMMU_DMAR, 2, 0, 0 }, line, sizeof(line));
+	EXPECT_STREQ(t, line, "DMAR with 2 DRHD units, translation off (firmware left DMA untranslated)");
+	iommu_describe(&(struct iommu_facts){ IOMMU_DMAR, 2, 1, 0 }, line, sizeof(line));
+	EXPECT_STREQ(t, line, "DMAR with 2 DRHD units, translation on in 1 (DMA addresses may not "
+		     "be physical: see docs/dma.md)");
+	iommu_describe(&(struct iommu_facts){ IOMMU_IVRS, 1, 0, 1 }, line, sizeof(line));
+	EXPECT_STREQ(t, line, "IVRS with 1 IOMMU, translation off, 1 unreadable (firmware left DMA "
+		     "untranslated)");
+	iommu_describe(&(struct iommu_facts){ IOMMU_NONE, 0, 0, 0 }, line, sizeof(line));
+	EXPECT_STREQ(t, line, "none described (no DMAR or IVRS): DMA addresses are physical addresses");
+}
+
 static const struct ktest_case acpi_cases[] = {
+	KTEST(iommu_fact_lines),
 	KTEST(dmar_units_flags_and_width),
 	KTEST(ivrs_counts_iommus_not_ivhd_blocks),
 	KTEST(big_server_512_x2apic_cpus_on_8_nodes_boot_cpu_last),

@@ -10,6 +10,7 @@
 #include "acpi.h"
 #include "cpu.h"
 #include "fw_cfg.h"
+#include "iommu.h"
 #include "kstring.h"
 #include "ktest.h"
 #include "time.h"
@@ -77,6 +78,23 @@ static void bad_checksum_is_used_by_default(struct ktest *t)
 	EXPECT_TRUE(t, acpi_table_usable(copy, len));
 	copy[9] ^= 0x5a;
 	EXPECT_TRUE(t, acpi_table_usable(copy, len));
+}
+
+/*
+ * The IOMMU fact: every DRHD (or AMD IOMMU) the tables list was looked at,
+ * and none translates (firmware under QEMU never turns one on, nor does testbed).
+ */
+static void iommu_units_read_and_not_translating(struct ktest *t)
+{
+	if (!acpi.has_dmar && !acpi.has_ivrs) {
+		EXPECT_EQ(t, iommu.kind, IOMMU_NONE);
+		KTEST_SKIP(t, "no DMAR or IVRS (QEMU: -device intel-iommu)");
+	}
+	EXPECT_EQ(t, iommu.kind, acpi.has_dmar ? IOMMU_DMAR : IOMMU_IVRS);
+	EXPECT_EQ(t, iommu.units, acpi.has_dmar ? acpi.dmar.ndrhd : acpi.ivrs.niommus);
+	EXPECT_GT(t, iommu.units, 0);
+	EXPECT_EQ(t, iommu.unreadable, 0);
+	EXPECT_EQ(t, iommu.translating, 0);
 }
 
 static u32 enabled_cpus(void)
@@ -264,6 +282,7 @@ static const struct ktest_case acpi_cases[] = {
 	KTEST(no_table_was_bad),
 	KTEST(found_tables_are_whole),
 	KTEST(bad_checksum_is_used_by_default),
+	KTEST(iommu_units_read_and_not_translating),
 	KTEST(madt_cpus_match_fw_cfg),
 	KTEST(madt_lapic_address_matches_msr),
 	KTEST(boot_cpu_is_an_enabled_madt_cpu),
