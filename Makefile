@@ -205,9 +205,9 @@ sim-plot: $(B)/sim/rcu_sim | plot-deps
 # FUZZ_SECONDS with clang; make test replays the saved corpora
 # (tests/fuzz/corpus/TARGET/) with gcc and the same sanitizers.
 
-FUZZ_TARGETS := mb2 memmap acpi_root madt srat slit mcfg hpet fadt dmar ivrs dsdt_s5 cmdline format \
+FUZZ_TARGETS := mb2 memmap acpi_root madt srat slit mcfg hpet fadt dmar ivrs spcr dsdt_s5 cmdline format \
 	swiotlb_slots virtqueue
-ACPI_TABLES  := madt srat slit mcfg hpet fadt dmar ivrs
+ACPI_TABLES  := madt srat slit mcfg hpet fadt dmar ivrs spcr
 FUZZ_SECONDS ?= 60
 FUZZ_CC      ?= clang
 FUZZ_LIB     := $(filter-out kernel/ktest.c kernel/ksyms.c,$(HOST_MODULES)) tests/host/host.c

@@ -289,6 +289,35 @@ struct ivrs_info {
 
 int acpi_parse_ivrs(const void *table, size_t len, struct ivrs_info *out);
 
+/* --- SPCR: the serial port firmware redirects its console to ------------- */
+
+/*
+ * Microsoft's Serial Port Console Redirection Table (revisions 1-4):
+ * interface type u8 @36, base address GAS @40, interrupt type @52, IRQ @53,
+ * GSI u32 @54, baud rate code @58 (0 as is, 3 9600, 4 19200, 6 57600, 7
+ * 115200), parity @59, stop bits @60, flow control @61, terminal @62; 80
+ * bytes in all. testbed drives only 16550-compatible UARTs: interface types
+ * 0x00 (full 16550), 0x01 (16450 subset) and 0x12 (16550 with its register
+ * layout in the GAS), in I/O or memory space.
+ */
+#define SPCR_16550              0x00
+#define SPCR_16450              0x01
+#define SPCR_16550_GAS          0x12
+
+struct spcr_info {
+	u8 interface_type;
+	bool mmio;              /* memory space, else I/O ports */
+	u64 address;            /* base port or physical address */
+	u8 reg_stride;          /* bytes between registers: 1, 2 or 4 */
+	u8 access_bytes;        /* each register read and written as 1, 2 or 4 bytes */
+	u32 baud;               /* 0: keep the rate firmware set */
+	u32 gsi;
+	bool usable;            /* a 16550 in I/O or memory space at a sane address */
+};
+
+/* 0 if parsed (usable or not: usable says), -1 if the table is unreadable. */
+int acpi_parse_spcr(const void *table, size_t len, struct spcr_info *out);
+
 /* --- kernel side ----------------------------------------------------------- */
 
 /* What acpi_init() found: each has_X says whether table X was there and good. */
@@ -297,6 +326,7 @@ struct acpi_facts {
 	u64 root;
 	bool is_xsdt;
 	bool has_madt, has_srat, has_slit, has_mcfg, has_hpet, has_fadt, has_dmar, has_ivrs;
+	bool has_spcr;
 	struct madt_info madt;
 	struct srat_info srat;
 	struct slit_info slit;
@@ -305,6 +335,7 @@ struct acpi_facts {
 	struct fadt_info fadt;
 	struct dmar_info dmar;
 	struct ivrs_info ivrs;
+	struct spcr_info spcr;
 	u32 ntables, nbad;      /* tables listed in the root, and those skipped */
 };
 

@@ -486,6 +486,7 @@ UNTYPED_PARSER(mcfg, struct mcfg_info)
 UNTYPED_PARSER(hpet, struct hpet_info)
 UNTYPED_PARSER(dmar, struct dmar_info)
 UNTYPED_PARSER(ivrs, struct ivrs_info)
+UNTYPED_PARSER(spcr, struct spcr_info)
 
 #define PARSE(sig, name)                                                          \
 	({                                                                        \
@@ -506,6 +507,7 @@ static void parse_tables(void)
 	acpi.has_hpet = PARSE("HPET", hpet);
 	acpi.has_dmar = PARSE("DMAR", dmar);
 	acpi.has_ivrs = PARSE("IVRS", ivrs);
+	acpi.has_spcr = PARSE("SPCR", spcr);
 
 	if (acpi.has_fadt)
 		print_fadt(&acpi.fadt);
@@ -523,6 +525,11 @@ static void parse_tables(void)
 		print_dmar(&acpi.dmar);
 	if (acpi.has_ivrs)
 		print_ivrs(&acpi.ivrs);
+	if (acpi.has_spcr)
+		pr_info("ACPI: SPCR: interface 0x%x, %s 0x%llx, stride %u, %u baud%s\n",
+			acpi.spcr.interface_type, acpi.spcr.mmio ? "MMIO" : "I/O port",
+			acpi.spcr.address, acpi.spcr.reg_stride, acpi.spcr.baud,
+			acpi.spcr.baud ? "" : " (as firmware set it)");
 }
 
 void acpi_init(const struct boot_info *bi)

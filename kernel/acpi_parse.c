@@ -36,7 +36,8 @@
  * Layouts: ACPI specification 6.5, sections 5.2.5 (RSDP), 5.2.6 (header),
  * 5.2.7-8 (RSDT, XSDT), 5.2.9 (FADT), 5.2.12 (MADT), 5.2.16 (SRAT),
  * 5.2.17 (SLIT); PCI Firmware spec 3.x (MCFG); IA-PC HPET spec 1.0a (HPET);
- * Intel VT-d spec 3.x, chapter 8 (DMAR); AMD IOMMU spec 48882, 5.2 (IVRS).
+ * Intel VT-d spec 3.x, chapter 8 (DMAR); AMD IOMMU spec 48882, 5.2 (IVRS);
+ * Microsoft's Serial Port Console Redirection Table specification (SPCR).
  */
 #include "acpi.h"
 #include "kstring.h"
@@ -888,6 +889,65 @@ int acpi_parse_ivrs(const void *table, size_t len, struct ivrs_info *out)
 	report_dropped("IVRS", "IOMMUs", out->niommus_dropped, out->niommus, "MAX_IVHD",
 		       MAX_IVHD, "");
 	return problems;
+}
+
+/* --- SPCR ---------------------------------------------------------------- */
+
+#define SPCR_LEN                80
+#define SPCR_BASE               40
+#define SPCR_GSI                54
+#define SPCR_BAUD               58
+
+/*
+ * The register stride of a 16550 in memory space: what the GAS's access
+ * size says (1 byte, 2, 4: Linux's spcr.c makes them "mmio", "mmio16",
+ * "mmio32"), else its bit width; I/O ports are 1 apart.
+ */
+static u8 spcr_stride(const struct acpi_gas *g)
+{
+	if (g->space_id == ACPI_GAS_IO)
+		return 1;
+	if (g->access_size >= 1 && g->access_size <= 3)
+		return (u8)(1u << (g->access_size - 1));
+	return g->bit_width == 32 ? 4 : g->bit_width == 16 ? 2 : 1;
+}
+
+int acpi_parse_spcr(const void *table, size_t len, struct spcr_info *out)
+{
+	static const u32 bauds[8] = { 0, 0, 0, 9600, 19200, 0, 57600, 115200 };
+	const u8 *t = table;
+	u32 tlen = table_len(t, len, "SPCR", SPCR_LEN, "SPCR");
+	struct acpi_gas g;
+	u8 code;
+
+	memset(out, 0, sizeof(*out));
+	if (!tlen)
+		return -1;
+	g = rd_gas(t + SPCR_BASE);
+	code = t[SPCR_BAUD];
+	out->interface_type = t[36];
+	out->mmio = g.space_id == ACPI_GAS_MEMORY;
+	out->address = g.address;
+	out->reg_stride = spcr_stride(&g);
+	out->access_bytes = out->mmio ? out->reg_stride : 1;
+	out->baud = code < ARRAY_SIZE(bauds) ? bauds[code] : 0;
+	out->gsi = rd32(t + SPCR_GSI);
+	if (code && !out->baud)
+		pr_warn("ACPI: SPCR: baud rate code %u unknown; keeping the UART's rate\n", code);
+	if (out->interface_type != SPCR_16550 && out->interface_type != SPCR_16450 &&
+	    out->interface_type != SPCR_16550_GAS) {
+		pr_warn("ACPI: SPCR: interface type 0x%x is not a 16550; not used\n",
+			out->interface_type);
+		return 0;
+	}
+	if ((g.space_id != ACPI_GAS_IO && g.space_id != ACPI_GAS_MEMORY) || !g.address ||
+	    (g.space_id == ACPI_GAS_IO && g.address > 0xfff8) || g.address >= PHYS_ADDR_MAX) {
+		pr_warn("ACPI: SPCR: UART at 0x%llx in address space %u is unusable\n", g.address,
+			g.space_id);
+		return 0;
+	}
+	out->usable = true;
+	return 0;
 }
 
 int acpi_dsdt_s5_type(const void *dsdt, size_t len)

@@ -1,6 +1,6 @@
 /*
- * acpi_tables.c - one source for eight fuzz targets: the MADT, SRAT, SLIT,
- * MCFG, HPET, FADT, DMAR and IVRS parsers (kernel/acpi_parse.c), each fed whole tables,
+ * acpi_tables.c - one source for nine fuzz targets: the MADT, SRAT, SLIT,
+ * MCFG, HPET, FADT, DMAR, IVRS and SPCR parsers (kernel/acpi_parse.c), each fed whole tables,
  * header included. Built once per table with -DTABLE=<name>.
  *
  * Checked: the counts stay within their arrays; a SLIT's distances are
@@ -17,6 +17,7 @@
 #define FADT 6
 #define DMAR 7
 #define IVRS 8
+#define SPCR 9
 
 int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 {
@@ -54,8 +55,12 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 	static struct ivrs_info v;
 	if (acpi_parse_ivrs(data, size, &v) >= 0)
 		FUZZ_CHECK(v.niommus <= MAX_IVHD && v.niommus <= v.nivhd);
+#elif TABLE == SPCR
+	static struct spcr_info s;
+	if (acpi_parse_spcr(data, size, &s) >= 0 && s.usable)
+		FUZZ_CHECK(s.reg_stride && s.reg_stride <= 4 && s.address < PHYS_ADDR_MAX);
 #else
-#error "build with -DTABLE=MADT (or SRAT, SLIT, MCFG, HPET, FADT, DMAR, IVRS)"
+#error "build with -DTABLE=MADT (or SRAT, SLIT, MCFG, HPET, FADT, DMAR, IVRS, SPCR)"
 #endif
 	return 0;
 }

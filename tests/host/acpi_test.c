@@ -1434,7 +1434,76 @@ static void iommu_fact_lines(struct ktest *t)
 	EXPECT_STREQ(t, line, "none described (no DMAR or IVRS): DMA addresses are physical addresses");
 }
 
+static struct spcr_info spcr;
+
+/* An SPCR of revision 2: interface type, the GAS of the UART, the baud rate code. */
+static u8 *spcr_table(u8 type, u8 space, u8 bit_width, u8 access, u64 address, u8 baud, u32 *len)
+{
+	struct synth s;
+
+	synth_begin(&s, "SPCR", 2, 80);
+	synth_put(&s, 36, type, 1);
+	synth_put(&s, 40, space, 1);
+	synth_put(&s, 41, bit_width, 1);
+	synth_put(&s, 43, access, 1);
+	synth_put(&s, 44, address, 8);
+	synth_put(&s, 58, baud, 1);
+	return synth_end(&s, len);
+}
+
+static void spcr_com2_and_mmio_uarts(struct ktest *t)
+{
+	u32 len;
+	u8 *p = spcr_table(0x00, 1, 8, 1, 0x2f8, 7, &len);      /* COM2, 115200 */
+
+	ASSERT_EQ(t, acpi_parse_spcr(p, len, &spcr), 0);
+	EXPECT_TRUE(t, spcr.usable);
+	EXPECT_FALSE(t, spcr.mmio);
+	EXPECT_EQ(t, spcr.address, 0x2f8);
+	EXPECT_EQ(t, spcr.reg_stride, 1);
+	EXPECT_EQ(t, spcr.baud, 115200);
+	free(p);
+
+	p = spcr_table(0x12, 0, 32, 3, 0xfe030000, 0, &len);    /* MMIO, dword registers */
+	ASSERT_EQ(t, acpi_parse_spcr(p, len, &spcr), 0);
+	EXPECT_TRUE(t, spcr.usable);
+	EXPECT_TRUE(t, spcr.mmio);
+	EXPECT_EQ(t, spcr.reg_stride, 4);
+	EXPECT_EQ(t, spcr.access_bytes, 4);
+	EXPECT_EQ(t, spcr.baud, 0);                             /* keep firmware's rate */
+	free(p);
+
+	p = spcr_table(0x00, 0, 32, 0, 0xfe030000, 6, &len);    /* legacy access size: the width */
+	ASSERT_EQ(t, acpi_parse_spcr(p, len, &spcr), 0);
+	EXPECT_EQ(t, spcr.reg_stride, 4);
+	EXPECT_EQ(t, spcr.baud, 57600);
+	free(p);
+}
+
+static void spcr_not_a_16550_or_nowhere_is_unusable(struct ktest *t)
+{
+	u32 len;
+	u8 *p = spcr_table(0x03, 0, 32, 3, 0x9000000, 7, &len); /* ARM PL011 */
+
+	host_log_clear();
+	ASSERT_EQ(t, acpi_parse_spcr(p, len, &spcr), 0);
+	EXPECT_FALSE(t, spcr.usable);
+	EXPECT_TRUE(t, host_log_has("interface type 0x3 is not a 16550"));
+	free(p);
+	p = spcr_table(0x00, 1, 8, 1, 0, 7, &len);              /* port 0 */
+	ASSERT_EQ(t, acpi_parse_spcr(p, len, &spcr), 0);
+	EXPECT_FALSE(t, spcr.usable);
+	free(p);
+	p = spcr_table(0x00, 2, 8, 1, 0x2f8, 7, &len);          /* PCI config space */
+	ASSERT_EQ(t, acpi_parse_spcr(p, len, &spcr), 0);
+	EXPECT_FALSE(t, spcr.usable);
+	free(p);
+	EXPECT_EQ(t, acpi_parse_spcr(fixture_story_hpet, sizeof(fixture_story_hpet), &spcr), -1);
+}
+
 static const struct ktest_case acpi_cases[] = {
+	KTEST(spcr_com2_and_mmio_uarts),
+	KTEST(spcr_not_a_16550_or_nowhere_is_unusable),
 	KTEST(iommu_fact_lines),
 	KTEST(dmar_units_flags_and_width),
 	KTEST(ivrs_counts_iommus_not_ivhd_blocks),
