@@ -46,8 +46,10 @@ static int pxm_to_node(struct pxm_map *pm, u32 pxm)
  * Logical CPU numbers. The boot CPU is already running, so it is CPU 0
  * whatever its place in the MADT (firmware may list it anywhere: last,
  * after the other socket, ...); smp_boot() starts CPUs 1 to ncpus - 1.
- * Linux does the same: its boot CPU is CPU 0 and the others are numbered
- * as they are found (arch/x86/kernel/acpi/boot.c, acpi_register_lapic()).
+ * Linux does the same: arch/x86/kernel/apic/apic.c, generic_processor_info(),
+ * gives the entry whose APIC ID is boot_cpu_physical_apicid CPU 0, numbers
+ * the others as the MADT lists them, and near NR_CPUS keeps "one slot for
+ * boot cpu", as add_cpus() keeps slot 0 even past MAX_CPUS.
  */
 static void add_cpus(struct numa_layout *nl, const struct madt_info *madt, u32 bsp_apic_id)
 {
