@@ -12,7 +12,10 @@
  * so the host tests can feed them QEMU's real tables and corrupt ones
  * (kernel/acpi_parse.c). acpi_init() is the kernel side (kernel/acpi.c): find the RSDP, map and check every table,
  * and run the parsers on the ones we use. A table that fails its checks is
- * reported and skipped; ACPI problems are never fatal.
+ * reported and skipped, except a bad checksum, which (as in Linux) only
+ * warns unless acpi.checksum=strict; more entries than testbed's arrays
+ * hold are counted, never a reason to skip a table. ACPI problems are
+ * never fatal.
  */
 #ifndef ACPI_H
 #define ACPI_H
@@ -345,7 +348,8 @@ extern struct acpi_facts acpi;
  * Find the RSDP (multiboot2 tags: ACPI 2.0 first, then 1.0; on BIOS
  * machines the EBDA and 0xe0000-0xfffff), check the root table and every
  * table it lists, print one line per table as Linux does, and parse
- * FADT, MADT, SRAT, SLIT, MCFG and HPET into `acpi`. Needs vm_init().
+ * FADT, MADT, SRAT, SLIT, MCFG, HPET, DMAR, IVRS and SPCR into `acpi`.
+ * Needs vm_init().
  */
 void acpi_init(const struct boot_info *bi);
 
