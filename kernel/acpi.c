@@ -6,11 +6,13 @@
  *   RSDP: GRUB's copies (multiboot2 tags: ACPI 2.0, then 1.0); on a BIOS
  *         machine also the first KiB of the EBDA and 0xe0000-0xfffff,
  *         searched on 16-byte boundaries for "RSD PTR "
- *     -> root table (XSDT, else RSDT): mapped, checked, its entries listed
+ *     -> root table (the XSDT if it is good, else the RSDT:
+ *        acpi_choose_root()): mapped, checked, its entries listed
  *       -> each table: mapped (header first, then its length), checked,
  *          printed as Linux prints it, kept in tables[]
- *         -> FACP (and the DSDT it points to), APIC, SRAT, SLIT, MCFG, HPET:
- *            the first good one of each parsed into `acpi` (acpi_parse.c)
+ *         -> FACP (and the DSDT it points to), APIC, SRAT, SLIT, MCFG, HPET,
+ *            DMAR, IVRS, SPCR: the first good one of each parsed into
+ *            `acpi` (acpi_parse.c)
  *
  * Invariants:
  *   - nothing is read that was not mapped first: a table is mapped for its
