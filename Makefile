@@ -83,7 +83,7 @@ $(LAB_OBJ): CFLAGS += -iquote lab
 HOST_MODULES := kernel/format.c kernel/cmdline.c kernel/mb2.c kernel/ksyms.c \
 	kernel/ktest.c kernel/memmap.c $(wildcard kernel/acpi_parse.c kernel/bootmem.c \
 	kernel/page_alloc.c kernel/slab.c kernel/numa.c kernel/cpumask.c \
-	kernel/swiotlb_pool.c drivers/virtqueue.c)
+	kernel/swiotlb_pool.c kernel/iommu.c drivers/virtqueue.c)
 HOST_TESTS   := $(wildcard tests/host/*.c) tests/kernel/ktest_test.c
 HOST_CFLAGS  := -std=gnu11 -O1 -g -Wall -Wextra -Werror -Wno-unused-parameter \
 	-iquote include -fsanitize=address,undefined -fno-sanitize-recover=all \
@@ -205,9 +205,9 @@ sim-plot: $(B)/sim/rcu_sim | plot-deps
 # FUZZ_SECONDS with clang; make test replays the saved corpora
 # (tests/fuzz/corpus/TARGET/) with gcc and the same sanitizers.
 
-FUZZ_TARGETS := mb2 memmap acpi_root madt srat slit mcfg hpet fadt dsdt_s5 cmdline format \
+FUZZ_TARGETS := mb2 memmap acpi_root madt srat slit mcfg hpet fadt dmar ivrs spcr dsdt_s5 cmdline format \
 	swiotlb_slots virtqueue
-ACPI_TABLES  := madt srat slit mcfg hpet fadt
+ACPI_TABLES  := madt srat slit mcfg hpet fadt dmar ivrs spcr
 FUZZ_SECONDS ?= 60
 FUZZ_CC      ?= clang
 FUZZ_LIB     := $(filter-out kernel/ktest.c kernel/ksyms.c,$(HOST_MODULES)) tests/host/host.c

@@ -1,17 +1,31 @@
 /*
- * serial.c - polled 16550 UART driver for COM1, and the serial console.
+ * serial.c - polled 16550 UART driver, and the serial console.
  *
- * Registers (offsets from the base port; DLAB is bit 7 of LCR):
- *   +0 data (DLAB=0) / divisor low (DLAB=1)   +3 LCR line control
- *   +1 IER (DLAB=0)  / divisor high (DLAB=1)  +4 MCR modem control
- *   +2 FCR FIFO control                       +5 LSR line status
+ * Registers (numbered from the base; DLAB is bit 7 of LCR):
+ *   0 data (DLAB=0) / divisor low (DLAB=1)   3 LCR line control
+ *   1 IER (DLAB=0)  / divisor high (DLAB=1)  4 MCR modem control
+ *   2 FCR FIFO control                       5 LSR line status
+ * Register n is at base + n * stride: I/O ports (COM1 0x3f8, COM2 0x2f8)
+ * have stride 1; a 16550 in memory space (servers' BMC UARTs, SoCs) often
+ * has 32-bit registers 4 bytes apart, as the SPCR's GAS says.
+ *
+ * The console starts on COM1 (serial_init(), before anything else: no
+ * ACPI yet). Once ACPI is parsed, serial_use_spcr() moves it to the UART
+ * the firmware's SPCR names, if that one answers the loopback probe,
+ * printing one line on the old port and one on the new (server
+ * serial-over-LAN is usually COM2 or an MMIO UART, not COM1).
+ *
  * Output is polled: wait until LSR says the transmit holding register is
  * empty, then write the byte. The wait is bounded, so a wedged or absent
  * UART slows printing down instead of hanging the kernel.
  */
 #include "serial.h"
+#include "acpi.h"
+#include "cmdline.h"
+#include "format.h"
 #include "param.h"
 #include "printk.h"
+#include "vm.h"
 #include "x86.h"
 
 #define COM1            0x3f8
@@ -21,22 +35,71 @@
 #define UART_LCR        3
 #define UART_MCR        4
 #define UART_LSR        5
+#define LSR_DATA_READY  0x01
 #define LSR_THRE        0x20            /* transmit holding register empty */
 #define LCR_DLAB        0x80
 #define LCR_8N1         0x03
 #define MCR_LOOPBACK    0x10
 #define MCR_DTR_RTS_OUT2 0x0b
 #define TX_SPIN_MAX     100000
+#define UART_CLOCK_BAUD 115200          /* 1.8432 MHz / 16: divisor 1 */
 
-static bool present;
+/* One 16550: where its registers are and how to reach them. */
+struct uart {
+	bool mmio;
+	u16 port;               /* I/O space: the base port */
+	volatile u8 *regs;      /* memory space: the mapped base */
+	u8 stride;              /* bytes between registers */
+	u8 access;              /* bytes per access: 1, 2 or 4 */
+	bool present;
+	char name[40];          /* "I/O port 0x3f8", "MMIO 0xfe030000 stride 4" */
+};
+
+static struct uart uart = { .port = COM1, .stride = 1, .access = 1, .name = "COM1 (I/O port 0x3f8)" };
+
+/* serial.port=spcr|com1: com1 keeps the console on COM1 whatever the SPCR says. */
+static int port_com1;
+PARAM_CHOICE("serial.port", port_com1, "spcr", "com1");
+
+static u8 reg_in(const struct uart *u, u32 reg)
+{
+	if (!u->mmio)
+		return inb((u16)(u->port + reg));
+	volatile u8 *p = u->regs + reg * u->stride;
+	if (u->access == 4)
+		return (u8)*(volatile u32 *)p;
+	if (u->access == 2)
+		return (u8)*(volatile u16 *)p;
+	return *p;
+}
+
+static void reg_out(const struct uart *u, u32 reg, u8 v)
+{
+	if (!u->mmio) {
+		outb((u16)(u->port + reg), v);
+		return;
+	}
+	volatile u8 *p = u->regs + reg * u->stride;
+	if (u->access == 4)
+		*(volatile u32 *)p = v;
+	else if (u->access == 2)
+		*(volatile u16 *)p = v;
+	else
+		*p = v;
+}
+
+static void uart_putc(const struct uart *u, char c)
+{
+	if (!u->present)
+		return;
+	for (int i = 0; i < TX_SPIN_MAX && !(reg_in(u, UART_LSR) & LSR_THRE); i++)
+		cpu_relax();
+	reg_out(u, UART_DATA, (u8)c);
+}
 
 void serial_putc(char c)
 {
-	if (!present)
-		return;
-	for (int i = 0; i < TX_SPIN_MAX && !(inb(COM1 + UART_LSR) & LSR_THRE); i++)
-		cpu_relax();
-	outb(COM1 + UART_DATA, (u8)c);
+	uart_putc(&uart, c);
 }
 
 static void serial_write(struct console *con, const char *s, size_t n)
@@ -54,32 +117,85 @@ static struct console serial_console = {
 	.write = serial_write,
 };
 
+/*
+ * Program 8N1 (and the rate, unless baud is 0: keep firmware's divisor)
+ * and check with loopback that a UART is there: a byte written comes
+ * straight back. Bounded; an absent UART reads all ones.
+ */
+static bool uart_probe(struct uart *u, u32 baud)
+{
+	reg_out(u, UART_IER, 0x00);                     /* no interrupts (yet) */
+	if (baud) {
+		u16 divisor = (u16)(UART_CLOCK_BAUD / baud);
+
+		reg_out(u, UART_LCR, LCR_DLAB);
+		reg_out(u, UART_DATA, divisor & 0xff);
+		reg_out(u, UART_IER, divisor >> 8);
+	}
+	reg_out(u, UART_LCR, LCR_8N1);
+	reg_out(u, UART_FCR, 0xc7);                     /* FIFOs on, cleared, 14-byte trigger */
+	reg_out(u, UART_MCR, MCR_LOOPBACK | MCR_DTR_RTS_OUT2);
+	reg_out(u, UART_DATA, 0xae);
+	for (int i = 0; i < 1000 && !(reg_in(u, UART_LSR) & LSR_DATA_READY); i++)
+		cpu_relax();
+	u->present = reg_in(u, UART_DATA) == 0xae;
+	reg_out(u, UART_MCR, MCR_DTR_RTS_OUT2);         /* normal operation */
+	return u->present;
+}
+
 bool serial_init(void)
 {
-	u16 divisor = 115200 / SERIAL_BAUD;
-
-	outb(COM1 + UART_IER, 0x00);                    /* no interrupts (yet) */
-	outb(COM1 + UART_LCR, LCR_DLAB);
-	outb(COM1 + UART_DATA, divisor & 0xff);
-	outb(COM1 + UART_IER, divisor >> 8);
-	outb(COM1 + UART_LCR, LCR_8N1);
-	outb(COM1 + UART_FCR, 0xc7);                    /* FIFOs on, cleared, 14-byte trigger */
-
-	/* Loopback: a byte written comes straight back if a UART is there. */
-	outb(COM1 + UART_MCR, MCR_LOOPBACK | MCR_DTR_RTS_OUT2);
-	outb(COM1 + UART_DATA, 0xae);
-	for (int i = 0; i < 1000 && !(inb(COM1 + UART_LSR) & 0x01); i++)
-		cpu_relax();
-	present = inb(COM1 + UART_DATA) == 0xae;
-	outb(COM1 + UART_MCR, MCR_DTR_RTS_OUT2);        /* normal operation */
-	if (present)
+	if (uart_probe(&uart, SERIAL_BAUD))
 		console_register(&serial_console, true);
-	return present;
+	return uart.present;
+}
+
+/* The UART an SPCR describes, mapped; false (said) if it cannot be used. */
+static bool uart_from_spcr(const struct spcr_info *s, struct uart *u)
+{
+	*u = (struct uart){ .mmio = s->mmio, .stride = s->reg_stride, .access = s->access_bytes };
+	if (!s->mmio) {
+		u->port = (u16)s->address;
+		snprintf(u->name, sizeof(u->name), "I/O port 0x%x", u->port);
+		return true;
+	}
+	snprintf(u->name, sizeof(u->name), "MMIO 0x%llx stride %u", s->address, s->reg_stride);
+	u->regs = ioremap(s->address, PAGE_SIZE, VM_UC);
+	return u->regs != NULL;
+}
+
+void serial_use_spcr(void)
+{
+	struct uart next;
+	bool was_present = uart.present;
+
+	if (!acpi.has_spcr || !acpi.spcr.usable)
+		return;
+	if (!acpi.spcr.mmio && acpi.spcr.address == COM1)
+		return;                 /* already there */
+	if (port_com1) {
+		pr_info("serial: the SPCR names another UART; staying on %s (serial.port=com1)\n",
+			uart.name);
+		return;
+	}
+	if (!uart_from_spcr(&acpi.spcr, &next) || !uart_probe(&next, acpi.spcr.baud)) {
+		pr_warn("serial: the SPCR's UART (%s) does not answer; staying on %s\n", next.name,
+			uart.name);
+		return;
+	}
+	pr_info("serial: console moves to the SPCR's UART, %s\n", next.name);
+	/* Only the boot CPU runs and interrupts are off: no printk is half-way through. */
+	char old[sizeof(uart.name)];
+	kstrlcpy(old, uart.name, sizeof(old));
+	uart = next;
+	if (!was_present)
+		console_register(&serial_console, true);        /* COM1 was absent: replay the log */
+	pr_info("serial: console from the SPCR: %s (until now: %s)\n", uart.name, old);
 }
 
 int serial_getc(void)
 {
-	if (!present || !(inb(COM1 + UART_LSR) & 0x01))        /* LSR bit 0: data ready */
+	if (!uart.present || !(reg_in(&uart, UART_LSR) & LSR_DATA_READY))
 		return -1;
-	return inb(COM1 + UART_DATA);
+	return reg_in(&uart, UART_DATA);
 }

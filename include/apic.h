@@ -135,7 +135,9 @@ static inline u32 x2apic_msr(u32 reg)
  * redirection entries share, at the same bit positions.
  */
 #define APIC_DM_FIXED       (0u << 8)   /* delivery mode, bits 8-10 */
+#define APIC_DM_SMI         (2u << 8)   /* firmware's: system management interrupt */
 #define APIC_DM_NMI         (4u << 8)
+#define APIC_DM_MASK        (7u << 8)
 #define APIC_DM_INIT        (5u << 8)
 #define APIC_DM_STARTUP     (6u << 8)
 #define APIC_DEST_LOGICAL   (1u << 11)  /* 0: physical, the destination is an APIC ID */
@@ -220,6 +222,49 @@ static inline u64 ioapic_entry(u8 vector, u32 apic_id, struct irq_route r, bool 
 	if (masked)
 		e |= APIC_MASKED;
 	return e | (u64)(apic_id & 0xff) << 56;
+}
+
+/*
+ * Whether the kernel may write an I/O APIC pin whose entry reads e: not if
+ * firmware set it to SMI delivery (mode 010). Some boards route an SMI
+ * (console redirection, the ACPI mode switch) through an I/O APIC pin that
+ * no table describes; masking it breaks SMM. Linux has left such pins
+ * alone since 2003 (John Stultz, "clear-smi-fix", 2.5.69 and 2.4.22:
+ * clear_IO_APIC_pin() returns on dest_SMI).
+ */
+static inline bool ioapic_pin_is_ours(u64 e)
+{
+	return (e & APIC_DM_MASK) != APIC_DM_SMI;
+}
+
+/*
+ * xAPIC or x2APIC, and why. x2APIC once firmware switched it on (there is
+ * no way back but a disable, which would lose the APIC's state); else
+ * x2APIC if the CPU has it, unless the DMAR sets its x2APIC opt-out flag
+ * (VT-d spec 8.1: firmware, or its SMM code, expects xAPIC). Linux honours
+ * the flag where it sets up interrupt remapping (drivers/iommu/intel/
+ * irq_remapping.c, intel_prepare_irq_remapping(): "x2apic is disabled
+ * because BIOS sets x2apic opt out bit.", overridden by
+ * intremap=no_x2apic_optout); testbed has no interrupt remapping and
+ * honours it here, with no override.
+ */
+struct apic_mode_choice {
+	bool x2apic;
+	const char *why;
+};
+
+static inline struct apic_mode_choice apic_choose_mode(bool cpu_has_x2apic, bool firmware_on,
+							bool dmar_opt_out)
+{
+	if (firmware_on)
+		return (struct apic_mode_choice){ true, dmar_opt_out ?
+			"firmware left x2APIC on although its DMAR asks for opt-out; there is no way back" :
+			"firmware left x2APIC on" };
+	if (!cpu_has_x2apic)
+		return (struct apic_mode_choice){ false, "the CPU has no x2APIC" };
+	if (dmar_opt_out)
+		return (struct apic_mode_choice){ false, "the DMAR sets the x2APIC opt-out flag" };
+	return (struct apic_mode_choice){ true, "the CPU has x2APIC" };
 }
 
 /* Redirection entries of an I/O APIC: its version register, bits 16-23, plus one. */

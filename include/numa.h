@@ -44,7 +44,7 @@ struct numa_layout {
 	struct numa_node nodes[MAX_NODES];
 	u8 distance[MAX_NODES][MAX_NODES];
 	u32 ncpus;                      /* logical CPUs: enabled MADT entries */
-	u32 cpu_apic_id[MAX_CPUS];      /* logical CPU -> APIC ID */
+	u32 cpu_apic_id[MAX_CPUS];      /* logical CPU -> APIC ID; CPU 0 is the boot CPU */
 	u8 cpu_node[MAX_CPUS];          /* logical CPU -> node */
 	struct numa_range orphan[NUMA_MAX_ORPHANS];     /* RAM outside the SRAT ... */
 	u8 orphan_node[NUMA_MAX_ORPHANS];               /* ... and the node it joined */
@@ -54,12 +54,14 @@ struct numa_layout {
 };
 
 /*
- * Build the layout. madt may be NULL (then one CPU, APIC ID 0); srat NULL
- * means no SRAT (or numa=off); slit may be NULL (then 10 local, 20 remote).
+ * Build the layout. madt may be NULL (then only the boot CPU); srat NULL
+ * means no SRAT (or numa=off); slit may be NULL (then 10 local, 20
+ * remote). bsp_apic_id is the boot CPU's APIC ID: it becomes CPU 0,
+ * wherever the MADT lists it.
  */
 void numa_build(struct numa_layout *nl, const struct madt_info *madt,
 		const struct srat_info *srat, const struct slit_info *slit,
-		const struct memmap *map, const char *why_no_srat);
+		const struct memmap *map, const char *why_no_srat, u32 bsp_apic_id);
 
 /* The node owning physical address pa (SRAT ranges, then orphans), or -1. */
 int numa_node_of_addr(const struct numa_layout *nl, u64 pa);

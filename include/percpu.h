@@ -28,7 +28,7 @@ struct percpu {
 	struct percpu *self;            /* must stay first: %gs:0 */
 	u64 user_rsp;                   /* %gs:8: SYSCALL's scratch for the user stack pointer */
 	u64 kernel_rsp;                 /* %gs:16: the stack SYSCALL switches to (= TSS.rsp[0]) */
-	u32 cpu;                        /* logical CPU number (MADT order) */
+	u32 cpu;                        /* logical CPU number (0: the boot CPU, then MADT order) */
 	u32 apic_id;
 	u32 node;                       /* NUMA node */
 	bool online;

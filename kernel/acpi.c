@@ -6,25 +6,33 @@
  *   RSDP: GRUB's copies (multiboot2 tags: ACPI 2.0, then 1.0); on a BIOS
  *         machine also the first KiB of the EBDA and 0xe0000-0xfffff,
  *         searched on 16-byte boundaries for "RSD PTR "
- *     -> root table (XSDT, else RSDT): mapped, checked, its entries listed
+ *     -> root table (the XSDT if it is good, else the RSDT:
+ *        acpi_choose_root()): mapped, checked, its entries listed
  *       -> each table: mapped (header first, then its length), checked,
  *          printed as Linux prints it, kept in tables[]
- *         -> FACP (and the DSDT it points to), APIC, SRAT, SLIT, MCFG, HPET:
- *            the first good one of each parsed into `acpi` (acpi_parse.c)
+ *         -> FACP (and the DSDT it points to), APIC, SRAT, SLIT, MCFG, HPET,
+ *            DMAR, IVRS, SPCR: the first good one of each parsed into
+ *            `acpi` (acpi_parse.c)
  *
  * Invariants:
  *   - nothing is read that was not mapped first: a table is mapped for its
  *     36-byte header, and only if its length is sane (36 to ACPI_TABLE_MAX)
  *     for the rest;
- *   - a table joins tables[] only if its checksum is good, or if
- *     acpi.checksum=off (some real firmware gets them wrong; each such
- *     table is warned about once); every table refused is printed as
- *     "ACPI: <SIG> at 0x...: <what>; skipped" and counted in acpi.nbad;
+ *   - a table with a bad checksum is warned about in Linux's words
+ *     ("ACPI: Incorrect checksum in table [APIC] - 0x12, should be 0x34")
+ *     and used, as Linux does; acpi.checksum=strict refuses it instead;
+ *     every table refused is printed as "ACPI: <SIG> at 0x...: <what>;
+ *     skipped" and counted in acpi.nbad;
+ *   - the XSDT is used if it is good, else the RSDT (acpi_choose_root());
+ *   - a table with more entries than testbed's arrays hold is used: the
+ *     parsers count and report what did not fit (acpi_parse.c);
  *   - ACPI problems are never fatal: with no RSDP at all the kernel says so
  *     in one line and boots on with `acpi` empty.
  *
  * Command line:
- *   acpi.checksum=on|off   off: accept tables with bad checksums, warning
+ *   acpi.checksum=warn|strict   warn (default): use tables with bad
+ *                          checksums, warning; strict: refuse them
+ *                          (the old names: on = strict, off = warn)
  *   acpi.dump=SIG,SIG,...  hex-dump these tables ("all": every one; "RSDP"
  *                          works too) as "acpi: dump SIG 0000: 53 52 ..."
  *                          lines, which is how tests/host/acpi_fixtures.c
@@ -62,9 +70,23 @@ struct acpi_table {
 static struct acpi_table tables[ACPI_MAX_TABLES + 2];
 static u32 ntables;
 
-/* acpi.checksum=on|off */
-static int checksum_off;
-PARAM_CHOICE("acpi.checksum", checksum_off, "on", "off");
+/* acpi.checksum=warn|strict, and the names before warn became the default: on (strict), off (warn) */
+static int checksum_arg;
+PARAM_CHOICE("acpi.checksum", checksum_arg, "warn", "strict", "on", "off");
+
+static enum acpi_checksum_policy checksum_policy(void)
+{
+	return checksum_arg == 1 || checksum_arg == 2 ? ACPI_CHECKSUM_STRICT : ACPI_CHECKSUM_WARN;
+}
+
+bool acpi_table_usable(const void *t, u32 len)
+{
+	return acpi_table_checksum_accepted(t, len, checksum_policy());
+}
+
+/* Where use_rsdp() found the RSDP, for acpi_choose_root(). */
+static const u8 *rsdp_bytes;
+static size_t rsdp_len;
 
 /* acpi.dump=SIG,SIG,...: empty (the default) dumps nothing. */
 static char dump_list[128];
@@ -161,35 +183,36 @@ static const u8 *map_table(u64 pa, u32 *len)
 	return h;
 }
 
-/*
- * Check a mapped table's checksum, print its line (and its dump, if asked
- * for) and keep it in tables[]. False (said, counted) if it is refused.
- */
-static bool keep_table(const u8 *t, u64 pa, u32 len)
+/* Print a checked table's line (and its dump, if asked for) and keep it in tables[]. */
+static bool remember_table(const u8 *t, u64 pa, u32 len)
 {
-	bool refused = false;
-	char sig[5];
-
-	printable(sig, t, 4);
-	if (acpi_checksum_ok(t, len)) {
-		print_table(t, pa, len);
-	} else if (checksum_off) {
-		pr_warn("ACPI: %s at 0x%llx: bad checksum; accepted (acpi.checksum=off)\n", sig,
-			pa);
-		print_table(t, pa, len);
-	} else {
-		pr_warn("ACPI: %s at 0x%llx: bad checksum; skipped\n", sig, pa);
-		acpi.nbad++;
-		refused = true;
-	}
+	print_table(t, pa, len);
 	if (dump_wanted((const char *)t))
-		dump_bytes((const char *)t, t, len);    /* refused ones too: to see why */
-	if (refused || ntables == ARRAY_SIZE(tables))
-		return false;   /* the second cannot happen: there is room for all we read */
+		dump_bytes((const char *)t, t, len);
+	if (ntables == ARRAY_SIZE(tables))
+		return false;   /* cannot happen: there is room for all we read */
 	tables[ntables] = (struct acpi_table){ .phys = pa, .len = len, .virt = t };
 	memcpy(tables[ntables].sig, t, 4);
 	ntables++;
 	return true;
+}
+
+/*
+ * Check a mapped table's checksum (a bad one is warned about; used unless
+ * acpi.checksum=strict) and remember it. False (said, counted) if refused.
+ */
+static bool keep_table(const u8 *t, u64 pa, u32 len)
+{
+	char sig[5];
+
+	if (acpi_table_usable(t, len))
+		return remember_table(t, pa, len);
+	printable(sig, t, 4);
+	pr_warn("ACPI: %s at 0x%llx: bad checksum; skipped (acpi.checksum=strict)\n", sig, pa);
+	if (dump_wanted((const char *)t))
+		dump_bytes((const char *)t, t, len);    /* refused ones too: to see why */
+	acpi.nbad++;
+	return false;
 }
 
 /* Map, check and keep the table at pa; the mapping, or NULL if refused. */
@@ -215,6 +238,8 @@ static bool use_rsdp(const u8 *r, size_t len, u64 pa, const char *where)
 	if (r[15] >= 2 && len >= HEADER_LEN)
 		rlen = rd32(r + 20);    /* checked by acpi_parse_rsdp: <= len */
 	acpi.rsdp = pa;
+	rsdp_bytes = r;
+	rsdp_len = len;
 	printable(oem, r + 9, 6);
 	pr_info("ACPI: RSDP found in %s\n", where);
 	pr_info("ACPI: RSDP 0x%016llX %06X (v%02u %-6s)\n", pa, rlen, r[15],
@@ -269,19 +294,29 @@ static bool find_rsdp(const struct boot_info *bi)
 
 /* --- the root table and what it lists ----------------------------------------- */
 
+/* acpi_choose_root()'s view of physical memory: mapped, cached as RAM. */
+static const void *map_for_root(void *ctx, u64 pa, u32 len)
+{
+	(void)ctx;
+	return memremap(pa, len);
+}
+
 static void load_root(void)
 {
-	const char *name = acpi.is_xsdt ? "XSDT" : "RSDT";
+	struct acpi_root r;
+	const char *name;
 	u64 addr[ACPI_MAX_TABLES];
-	const u8 *root;
 	u32 len, n;
 
-	root = load_table(acpi.root, &len);
-	if (!root) {
-		pr_warn("ACPI: the %s is unusable; no ACPI tables\n", name);
+	if (acpi_choose_root(rsdp_bytes, rsdp_len, map_for_root, NULL, checksum_policy(), &r)) {
+		acpi.nbad++;
 		return;
 	}
-	n = acpi_root_entries(root, len, acpi.is_xsdt, addr, ACPI_MAX_TABLES);
+	acpi.root = r.pa;
+	acpi.is_xsdt = r.is_xsdt;
+	name = acpi.is_xsdt ? "XSDT" : "RSDT";
+	remember_table(r.table, r.pa, r.len);
+	n = acpi_root_entries(r.table, r.len, acpi.is_xsdt, addr, ACPI_MAX_TABLES);
 	if (n > ACPI_MAX_TABLES)
 		pr_warn("ACPI: %s lists %u tables; only the first %d are read\n", name, n,
 			ACPI_MAX_TABLES);
@@ -372,6 +407,21 @@ static void print_hpet(const struct hpet_info *h)
 		h->address, h->min_tick);
 }
 
+static void print_dmar(const struct dmar_info *d)
+{
+	pr_info("ACPI: DMAR: %u DRHD unit%s, %u reserved memory region%s, DMA width %u bits, "
+		"flags 0x%x%s%s\n", d->ndrhd, d->ndrhd == 1 ? "" : "s", d->nrmrr,
+		d->nrmrr == 1 ? "" : "s", d->host_address_width + 1, d->flags,
+		d->flags & DMAR_INTR_REMAP ? " (interrupt remapping)" : "",
+		d->flags & DMAR_X2APIC_OPT_OUT ? " (x2APIC opt-out)" : "");
+}
+
+static void print_ivrs(const struct ivrs_info *v)
+{
+	pr_info("ACPI: IVRS: %u IOMMU%s in %u IVHD blocks, IVinfo 0x%x\n", v->niommus,
+		v->niommus == 1 ? "" : "s", v->nivhd, v->ivinfo);
+}
+
 /* The DSDT is not in the root table: the FADT points at it. */
 static void load_dsdt(void)
 {
@@ -436,6 +486,9 @@ UNTYPED_PARSER(srat, struct srat_info)
 UNTYPED_PARSER(slit, struct slit_info)
 UNTYPED_PARSER(mcfg, struct mcfg_info)
 UNTYPED_PARSER(hpet, struct hpet_info)
+UNTYPED_PARSER(dmar, struct dmar_info)
+UNTYPED_PARSER(ivrs, struct ivrs_info)
+UNTYPED_PARSER(spcr, struct spcr_info)
 
 #define PARSE(sig, name)                                                          \
 	({                                                                        \
@@ -454,6 +507,9 @@ static void parse_tables(void)
 	acpi.has_slit = PARSE("SLIT", slit);
 	acpi.has_mcfg = PARSE("MCFG", mcfg);
 	acpi.has_hpet = PARSE("HPET", hpet);
+	acpi.has_dmar = PARSE("DMAR", dmar);
+	acpi.has_ivrs = PARSE("IVRS", ivrs);
+	acpi.has_spcr = PARSE("SPCR", spcr);
 
 	if (acpi.has_fadt)
 		print_fadt(&acpi.fadt);
@@ -467,6 +523,15 @@ static void parse_tables(void)
 		print_mcfg(&acpi.mcfg);
 	if (acpi.has_hpet)
 		print_hpet(&acpi.hpet);
+	if (acpi.has_dmar)
+		print_dmar(&acpi.dmar);
+	if (acpi.has_ivrs)
+		print_ivrs(&acpi.ivrs);
+	if (acpi.has_spcr)
+		pr_info("ACPI: SPCR: interface 0x%x, %s 0x%llx, stride %u, %u baud%s\n",
+			acpi.spcr.interface_type, acpi.spcr.mmio ? "MMIO" : "I/O port",
+			acpi.spcr.address, acpi.spcr.reg_stride, acpi.spcr.baud,
+			acpi.spcr.baud ? "" : " (as firmware set it)");
 }
 
 void acpi_init(const struct boot_info *bi)

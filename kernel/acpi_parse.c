@@ -25,16 +25,24 @@
  *   - fields are copied out with memcpy (ACPI promises no alignment);
  *   - every problem is warned about as "ACPI: <table>: <what>" and counted;
  *     the parsers return that count, or -1 when nothing could be used.
- * Checksums are not checked here: acpi_checksum_ok() is separate, because
- * the kernel may be told to accept bad ones (acpi.checksum=off).
+ *   - an entry past one of param.h's limits (MAX_CPUS, MAX_IOAPICS, ...)
+ *     is not a problem: it is counted, and reported in one line per kind
+ *     ("ACPI: MADT: 6 of 1030 CPU entries dropped (MAX_CPUS 1024), 2 of
+ *     them enabled"); the rest of the table is used.
+ * Checksums are not checked by the parsers: acpi_table_checksum_accepted()
+ * is separate, because by default a bad one only gets a warning, as in
+ * Linux (acpi.checksum=strict refuses the table).
  *
  * Layouts: ACPI specification 6.5, sections 5.2.5 (RSDP), 5.2.6 (header),
  * 5.2.7-8 (RSDT, XSDT), 5.2.9 (FADT), 5.2.12 (MADT), 5.2.16 (SRAT),
- * 5.2.17 (SLIT); PCI Firmware spec 3.x (MCFG); IA-PC HPET spec 1.0a (HPET).
+ * 5.2.17 (SLIT); PCI Firmware spec 3.x (MCFG); IA-PC HPET spec 1.0a (HPET);
+ * Intel VT-d spec 3.x, chapter 8 (DMAR); AMD IOMMU spec 48882, 5.2 (IVRS);
+ * Microsoft's Serial Port Console Redirection Table specification (SPCR).
  */
 #include "acpi.h"
 #include "kstring.h"
 #include "unaligned.h"
+#include "format.h"
 #include "printk.h"
 
 #define HEADER_LEN      36              /* sizeof(struct acpi_header) */
@@ -74,6 +82,32 @@ bool acpi_checksum_ok(const void *p, size_t len)
 	while (len--)
 		sum += *b++;
 	return sum == 0;
+}
+
+bool acpi_table_checksum_accepted(const void *t, u32 len, enum acpi_checksum_policy policy)
+{
+	const u8 *b = t;
+	u8 sum = 0;
+
+	for (u32 i = 0; i < len; i++)
+		sum += b[i];
+	if (sum == 0)
+		return true;
+	/* ACPICA's words (tbprint.c): the byte it has, the byte that would sum to 0. */
+	pr_warn("ACPI: Incorrect checksum in table [%.4s] - 0x%02X, should be 0x%02X%s\n",
+		(const char *)b, len > 9 ? b[9] : 0, len > 9 ? (u8)(b[9] - sum) : 0,
+		policy == ACPI_CHECKSUM_STRICT ? "; refused (acpi.checksum=strict)" :
+						 "; used anyway, as Linux does");
+	return policy != ACPI_CHECKSUM_STRICT;
+}
+
+/* "ACPI: MADT: 6 of 1030 CPU entries dropped (MAX_CPUS 1024)": one line per kind. */
+static void report_dropped(const char *table, const char *what, u32 dropped, u32 kept,
+			   const char *limit, u32 max, const char *more)
+{
+	if (dropped)
+		pr_warn("ACPI: %s: %u of %u %s dropped (%s %u)%s; the rest is used\n", table,
+			dropped, dropped + kept, what, limit, max, more);
 }
 
 /*
@@ -158,6 +192,83 @@ int acpi_parse_rsdp(const void *rsdp, size_t len, u64 *root, bool *is_xsdt)
 	}
 	*is_xsdt = xsdt != 0;
 	*root = xsdt ? xsdt : rsdt;
+	return 0;
+}
+
+/*
+ * Map a root table candidate whole and check it: signature, a length from
+ * 36 to ACPI_TABLE_MAX, the checksum per policy. NULL (and *why) if bad.
+ */
+static const u8 *map_root(u64 pa, const char *sig, acpi_map_fn map, void *ctx,
+			  enum acpi_checksum_policy policy, u32 *len, const char **why)
+{
+	const u8 *h = pa ? map(ctx, pa, HEADER_LEN) : NULL;
+	u32 n;
+
+	*why = NULL;
+	if (!h) {
+		*why = "cannot be read";
+		return NULL;
+	}
+	if (memcmp(h, sig, 4)) {
+		*why = "has another signature";
+		return NULL;
+	}
+	n = rd32(h + 4);
+	if (n < HEADER_LEN || n > ACPI_TABLE_MAX) {
+		*why = "has an impossible length";
+		return NULL;
+	}
+	h = map(ctx, pa, n);
+	if (!h) {
+		*why = "cannot be read whole";
+		return NULL;
+	}
+	if (!acpi_table_checksum_accepted(h, n, policy)) {
+		*why = "has a bad checksum";
+		return NULL;
+	}
+	*len = n;
+	return h;
+}
+
+int acpi_choose_root(const void *rsdp, size_t len, acpi_map_fn map, void *ctx,
+		     enum acpi_checksum_policy policy, struct acpi_root *out)
+{
+	const u8 *r = rsdp;
+	const char *why;
+	u64 root, rsdt;
+	bool is_xsdt;
+
+	memset(out, 0, sizeof(*out));
+	if (acpi_parse_rsdp(rsdp, len, &root, &is_xsdt))
+		return -1;
+	rsdt = rd32(r + 16);
+	if (is_xsdt) {
+		out->table = map_root(root, "XSDT", map, ctx, policy, &out->len, &why);
+		if (out->table) {
+			out->pa = root;
+			out->is_xsdt = true;
+			return 0;
+		}
+		/*
+		 * Linux (ACPICA tbutils.c, acpi_tb_parse_root_table()) gives up
+		 * here unless booted with acpi=rsdt; testbed tries the RSDT,
+		 * which every ACPI 2.0+ firmware still provides.
+		 */
+		pr_warn("ACPI: XSDT at 0x%llx %s; falling back to the RSDT at 0x%llx\n", root,
+			why, rsdt);
+	}
+	if (!rsdt) {
+		pr_warn("ACPI: no usable root table (no RSDT address)\n");
+		return -1;
+	}
+	out->table = map_root(rsdt, "RSDT", map, ctx, policy, &out->len, &why);
+	if (!out->table) {
+		pr_warn("ACPI: RSDT at 0x%llx %s; no ACPI tables\n", rsdt, why);
+		return -1;
+	}
+	out->pa = rsdt;
 	return 0;
 }
 
@@ -278,8 +389,10 @@ static void madt_add_cpu(struct madt_info *m, u32 apic_id, u32 uid, u32 flags, b
 		for (int i = MAX_CPUS - 1; i >= 0 && victim < 0; i--)
 			if (!m->cpus[i].enabled)
 				victim = i;
-		if (victim < 0)
+		if (victim < 0) {
+			m->ncpus_dropped_enabled++;
 			return;
+		}
 		memmove(&m->cpus[victim], &m->cpus[victim + 1],
 			(MAX_CPUS - 1 - (u32)victim) * sizeof(m->cpus[0]));
 		m->ncpus--;
@@ -293,12 +406,10 @@ static void madt_add_cpu(struct madt_info *m, u32 apic_id, u32 uid, u32 flags, b
 	};
 }
 
-static void madt_add_nmi(struct madt_info *m, u32 uid, u8 lint, u16 flags, int *problems)
+static void madt_add_nmi(struct madt_info *m, u32 uid, u8 lint, u16 flags)
 {
 	if (m->nnmis == ARRAY_SIZE(m->nmis)) {
-		pr_warn("ACPI: MADT: more than %zu NMI entries; ignored\n",
-			ARRAY_SIZE(m->nmis));
-		++*problems;
+		m->nnmis_dropped++;
 		return;
 	}
 	m->nmis[m->nnmis++] = (struct madt_nmi){ .acpi_uid = uid, .lint = lint, .flags = flags };
@@ -307,6 +418,7 @@ static void madt_add_nmi(struct madt_info *m, u32 uid, u8 lint, u16 flags, int *
 /* Offsets inside each entry: ACPI 6.5, sections 5.2.12.2 (type 0) to 5.2.12.13 (type 10). */
 static void madt_entry(const u8 *e, void *out, int *problems)
 {
+	(void)problems;         /* a full array is counted, not a problem */
 	struct madt_info *m = out;
 
 	switch (e[0]) {
@@ -318,9 +430,7 @@ static void madt_entry(const u8 *e, void *out, int *problems)
 		break;
 	case MADT_IOAPIC:       /* id u8 @2, address u32 @4, GSI base u32 @8 */
 		if (m->nioapics == MAX_IOAPICS) {
-			pr_warn("ACPI: MADT: more than %d I/O APICs; ignored\n",
-				MAX_IOAPICS);
-			++*problems;
+			m->nioapics_dropped++;
 			break;
 		}
 		m->ioapics[m->nioapics++] = (struct madt_ioapic){
@@ -329,9 +439,7 @@ static void madt_entry(const u8 *e, void *out, int *problems)
 		break;
 	case MADT_OVERRIDE:     /* bus u8 @2, source u8 @3, GSI u32 @4, flags u16 @8 */
 		if (m->noverrides == MAX_IRQ_OVERRIDES) {
-			pr_warn("ACPI: MADT: more than %d interrupt overrides; ignored\n",
-				MAX_IRQ_OVERRIDES);
-			++*problems;
+			m->noverrides_dropped++;
 			break;
 		}
 		m->overrides[m->noverrides++] = (struct madt_override){
@@ -339,10 +447,10 @@ static void madt_entry(const u8 *e, void *out, int *problems)
 		};
 		break;
 	case MADT_LAPIC_NMI:    /* uid u8 @2, flags u16 @3, LINT u8 @5 */
-		madt_add_nmi(m, e[2], e[5], rd16(e + 3), problems);
+		madt_add_nmi(m, e[2], e[5], rd16(e + 3));
 		break;
 	case MADT_X2APIC_NMI:   /* flags u16 @2, uid u32 @4, LINT u8 @8 */
-		madt_add_nmi(m, rd32(e + 4), e[8], rd16(e + 2), problems);
+		madt_add_nmi(m, rd32(e + 4), e[8], rd16(e + 2));
 		break;
 	case MADT_LAPIC_ADDR:   /* reserved u16 @2, address u64 @4 */
 		m->lapic_address = rd64(e + 4);
@@ -364,10 +472,18 @@ int acpi_parse_madt(const void *table, size_t len, struct madt_info *out)
 	out->flags = rd32(t + 40);
 	problems = walk_entries(t, MADT_ENTRIES, tlen, &w);
 	if (out->ncpus_dropped) {
-		pr_warn("ACPI: MADT: %u CPUs past the first %d ignored (MAX_CPUS)\n",
-			out->ncpus_dropped, MAX_CPUS);
-		problems++;
+		char more[48];
+
+		snprintf(more, sizeof(more), ", %u of them enabled", out->ncpus_dropped_enabled);
+		report_dropped("MADT", "CPU entries", out->ncpus_dropped, out->ncpus, "MAX_CPUS",
+			       MAX_CPUS, more);
 	}
+	report_dropped("MADT", "I/O APIC entries", out->nioapics_dropped, out->nioapics,
+		       "MAX_IOAPICS", MAX_IOAPICS, "");
+	report_dropped("MADT", "interrupt overrides", out->noverrides_dropped, out->noverrides,
+		       "MAX_IRQ_OVERRIDES", MAX_IRQ_OVERRIDES, "");
+	report_dropped("MADT", "local APIC NMI entries", out->nnmis_dropped, out->nnmis,
+		       "MAX_LAPIC_NMIS", MAX_LAPIC_NMIS, "");
 	return problems;
 }
 
@@ -395,12 +511,10 @@ static u8 srat_min_len(u8 type)
 	}
 }
 
-static void srat_add_cpu(struct srat_info *s, u32 apic_id, u32 pxm, bool x2apic, int *problems)
+static void srat_add_cpu(struct srat_info *s, u32 apic_id, u32 pxm, bool x2apic)
 {
 	if (s->ncpus == MAX_CPUS) {
-		pr_warn("ACPI: SRAT: more than %d CPU affinities; APIC id %u ignored\n",
-			MAX_CPUS, apic_id);
-		++*problems;
+		s->ncpus_dropped++;
 		return;
 	}
 	s->cpus[s->ncpus++] = (struct srat_cpu){ .apic_id = apic_id, .pxm = pxm, .x2apic = x2apic };
@@ -425,9 +539,7 @@ static void srat_add_mem(struct srat_walk *sw, const u8 *e, int *problems)
 		return;
 	}
 	if (s->nmem == MAX_MEM_AFFINITY) {
-		pr_warn("ACPI: SRAT: more than %d memory ranges; 0x%llx+0x%llx ignored\n",
-			MAX_MEM_AFFINITY, base, size);
-		++*problems;
+		s->nmem_dropped++;
 		return;
 	}
 	s->mem[s->nmem++] = (struct srat_mem){
@@ -452,12 +564,12 @@ static void srat_entry(const u8 *e, void *out, int *problems)
 		pxm = e[2];
 		if (sw->revision >= 2)  /* reserved in ACPI 2.0 (revision 1) */
 			pxm |= (u32)e[9] << 8 | (u32)e[10] << 16 | (u32)e[11] << 24;
-		srat_add_cpu(sw->s, e[3], pxm, false, problems);
+		srat_add_cpu(sw->s, e[3], pxm, false);
 		break;
 	case SRAT_X2APIC:
 		/* domain u32 @4, x2APIC id u32 @8, flags u32 @12 */
 		if (rd32(e + 12) & SRAT_ENABLED)
-			srat_add_cpu(sw->s, rd32(e + 8), rd32(e + 4), true, problems);
+			srat_add_cpu(sw->s, rd32(e + 8), rd32(e + 4), true);
 		break;
 	case SRAT_MEM:
 		srat_add_mem(sw, e, problems);
@@ -471,12 +583,18 @@ int acpi_parse_srat(const void *table, size_t len, struct srat_info *out)
 	u32 tlen = table_len(t, len, "SRAT", SRAT_ENTRIES, "SRAT");
 	struct srat_walk sw = { out, 0 };
 	struct walk w = { "SRAT", srat_min_len, srat_entry, &sw };
+	int problems;
 
 	memset(out, 0, sizeof(*out));
 	if (!tlen)
 		return -1;
 	sw.revision = t[8];
-	return walk_entries(t, SRAT_ENTRIES, tlen, &w);
+	problems = walk_entries(t, SRAT_ENTRIES, tlen, &w);
+	report_dropped("SRAT", "enabled CPU affinities", out->ncpus_dropped, out->ncpus,
+		       "MAX_CPUS", MAX_CPUS, "");
+	report_dropped("SRAT", "memory ranges", out->nmem_dropped, out->nmem,
+		       "MAX_MEM_AFFINITY", MAX_MEM_AFFINITY, "");
+	return problems;
 }
 
 /* --- SLIT ---------------------------------------------------------------- */
@@ -660,6 +778,175 @@ int acpi_parse_fadt(const void *table, size_t len, struct fadt_info *out)
 		if (g.space_id == ACPI_GAS_IO && g.address <= 0xffff)
 			out->pm1a_cnt = (u32)g.address;
 	}
+	return 0;
+}
+
+/* --- DMAR and IVRS ------------------------------------------------------- */
+
+#define DMAR_STRUCTS            48
+#define DMAR_DRHD               0
+#define DMAR_RMRR               1
+#define DMAR_DRHD_LEN           16
+#define IVRS_BLOCKS             48
+#define IVHD_MIN_LEN            24      /* type 0x10's header; 0x11 and 0x40 have 40 */
+
+/*
+ * Walk a list of (type, length) structures whose length is a u16 at +2:
+ * the DMAR's and the IVRS's. Calls fn for each whole structure of at least
+ * min_len bytes; stops, warning, at a length below 4 or past the end.
+ */
+static int walk_u16_structs(const u8 *t, u32 start, u32 tlen, const char *name,
+			    void (*fn)(const u8 *e, u16 elen, void *out), void *out)
+{
+	int problems = 0;
+
+	for (u32 off = start; off < tlen;) {
+		if (tlen - off < 4) {
+			pr_warn("ACPI: %s: %u stray bytes at offset %u\n", name, tlen - off, off);
+			return problems + 1;
+		}
+		u16 elen = rd16(t + off + 2);
+		if (elen < 4 || elen > tlen - off) {
+			pr_warn("ACPI: %s: structure at offset %u has length %u; stopping here\n",
+				name, off, elen);
+			return problems + 1;
+		}
+		fn(t + off, elen, out);
+		off += elen;
+	}
+	return problems;
+}
+
+static void dmar_struct(const u8 *e, u16 elen, void *out)
+{
+	struct dmar_info *d = out;
+
+	switch (rd16(e)) {
+	case DMAR_DRHD:
+		if (elen < DMAR_DRHD_LEN)
+			return;
+		if (d->ndrhd == MAX_DRHD) {
+			d->ndrhd_dropped++;
+			return;
+		}
+		d->drhd[d->ndrhd++] = (struct dmar_drhd){
+			.base = rd64(e + 8), .segment = rd16(e + 6), .include_all = e[4] & 1,
+		};
+		break;
+	case DMAR_RMRR:
+		d->nrmrr++;
+		break;
+	}
+}
+
+int acpi_parse_dmar(const void *table, size_t len, struct dmar_info *out)
+{
+	const u8 *t = table;
+	u32 tlen = table_len(t, len, "DMAR", DMAR_STRUCTS, "DMAR");
+	int problems;
+
+	memset(out, 0, sizeof(*out));
+	if (!tlen)
+		return -1;
+	out->host_address_width = t[36];
+	out->flags = t[37];
+	problems = walk_u16_structs(t, DMAR_STRUCTS, tlen, "DMAR", dmar_struct, out);
+	report_dropped("DMAR", "DRHD units", out->ndrhd_dropped, out->ndrhd, "MAX_DRHD",
+		       MAX_DRHD, "");
+	return problems;
+}
+
+static void ivrs_block(const u8 *e, u16 elen, void *out)
+{
+	struct ivrs_info *v = out;
+	u64 base;
+
+	if ((e[0] != 0x10 && e[0] != 0x11 && e[0] != 0x40) || elen < IVHD_MIN_LEN)
+		return;         /* IVMD blocks (0x20-0x22) and unknown types */
+	v->nivhd++;
+	base = rd64(e + 8);
+	for (u32 i = 0; i < v->niommus; i++)
+		if (v->iommu_base[i] == base)
+			return;
+	if (v->niommus == MAX_IVHD) {
+		v->niommus_dropped++;
+		return;
+	}
+	v->iommu_base[v->niommus++] = base;
+}
+
+int acpi_parse_ivrs(const void *table, size_t len, struct ivrs_info *out)
+{
+	const u8 *t = table;
+	u32 tlen = table_len(t, len, "IVRS", IVRS_BLOCKS, "IVRS");
+	int problems;
+
+	memset(out, 0, sizeof(*out));
+	if (!tlen)
+		return -1;
+	out->ivinfo = rd32(t + 36);
+	problems = walk_u16_structs(t, IVRS_BLOCKS, tlen, "IVRS", ivrs_block, out);
+	report_dropped("IVRS", "IOMMUs", out->niommus_dropped, out->niommus, "MAX_IVHD",
+		       MAX_IVHD, "");
+	return problems;
+}
+
+/* --- SPCR ---------------------------------------------------------------- */
+
+#define SPCR_LEN                80
+#define SPCR_BASE               40
+#define SPCR_GSI                54
+#define SPCR_BAUD               58
+
+/*
+ * The register stride of a 16550 in memory space: what the GAS's access
+ * size says (1 byte, 2, 4: Linux's spcr.c makes them "mmio", "mmio16",
+ * "mmio32"), else its bit width; I/O ports are 1 apart.
+ */
+static u8 spcr_stride(const struct acpi_gas *g)
+{
+	if (g->space_id == ACPI_GAS_IO)
+		return 1;
+	if (g->access_size >= 1 && g->access_size <= 3)
+		return (u8)(1u << (g->access_size - 1));
+	return g->bit_width == 32 ? 4 : g->bit_width == 16 ? 2 : 1;
+}
+
+int acpi_parse_spcr(const void *table, size_t len, struct spcr_info *out)
+{
+	static const u32 bauds[8] = { 0, 0, 0, 9600, 19200, 0, 57600, 115200 };
+	const u8 *t = table;
+	u32 tlen = table_len(t, len, "SPCR", SPCR_LEN, "SPCR");
+	struct acpi_gas g;
+	u8 code;
+
+	memset(out, 0, sizeof(*out));
+	if (!tlen)
+		return -1;
+	g = rd_gas(t + SPCR_BASE);
+	code = t[SPCR_BAUD];
+	out->interface_type = t[36];
+	out->mmio = g.space_id == ACPI_GAS_MEMORY;
+	out->address = g.address;
+	out->reg_stride = spcr_stride(&g);
+	out->access_bytes = out->mmio ? out->reg_stride : 1;
+	out->baud = code < ARRAY_SIZE(bauds) ? bauds[code] : 0;
+	out->gsi = rd32(t + SPCR_GSI);
+	if (code && !out->baud)
+		pr_warn("ACPI: SPCR: baud rate code %u unknown; keeping the UART's rate\n", code);
+	if (out->interface_type != SPCR_16550 && out->interface_type != SPCR_16450 &&
+	    out->interface_type != SPCR_16550_GAS) {
+		pr_warn("ACPI: SPCR: interface type 0x%x is not a 16550; not used\n",
+			out->interface_type);
+		return 0;
+	}
+	if ((g.space_id != ACPI_GAS_IO && g.space_id != ACPI_GAS_MEMORY) || !g.address ||
+	    (g.space_id == ACPI_GAS_IO && g.address > 0xfff8) || g.address >= PHYS_ADDR_MAX) {
+		pr_warn("ACPI: SPCR: UART at 0x%llx in address space %u is unusable\n", g.address,
+			g.space_id);
+		return 0;
+	}
+	out->usable = true;
 	return 0;
 }
 

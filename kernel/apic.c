@@ -25,7 +25,11 @@
  * Invariants:
  *   - the mode (apic_x2apic) is fixed before any CPU uses its APIC and is
  *     the same on every CPU;
- *   - every I/O APIC pin is masked unless ioapic_route_irq() unmasked it;
+ *   - every I/O APIC pin is masked unless ioapic_route_irq() unmasked it,
+ *     except pins firmware set to SMI delivery: those are never written
+ *     (ioapic_pin_is_ours(), as Linux's clear_IO_APIC_pin());
+ *   - x2APIC mode is not entered when the DMAR asks for x2APIC opt-out,
+ *     unless firmware already entered it (apic_choose_mode());
  *   - the two halves of an xAPIC ICR are written with interrupts off, so
  *     a handler that sends an IPI cannot slip in between them;
  *   - the I/O APICs' index/data register pairs are used under ioapic_lock.
@@ -96,7 +100,17 @@ u32 apic_read_id(void)
 
 	if (lapic_ready)
 		return apic_id_from_reg(lapic_read(LAPIC_ID), apic_x2apic);
-	cpuid(1, 0, &a, &b, &c, &d);    /* before apic_init(): the initial ID, EBX bits 24-31 */
+	/*
+	 * Before apic_init(): CPUID. Leaf 0xb gives the full 32-bit x2APIC ID
+	 * (EDX) where the CPU has it (EBX != 0 for level 0), in either mode;
+	 * else leaf 1's 8-bit initial ID, EBX bits 24-31.
+	 */
+	if (cpu_info.max_leaf >= 0xb) {
+		cpuid(0xb, 0, &a, &b, &c, &d);
+		if (b & 0xffff)
+			return d;
+	}
+	cpuid(1, 0, &a, &b, &c, &d);
 	return b >> 24;
 }
 
@@ -302,7 +316,7 @@ static struct ioapic *ioapic_for_gsi(u32 gsi)
 /* Map one MADT I/O APIC, learn its size from the version register, mask every pin. */
 static bool ioapic_setup(const struct madt_ioapic *m, struct ioapic *io)
 {
-	u32 ver;
+	u32 ver, smi_pins = 0;
 
 	io->regs = ioremap(m->address, PAGE_SIZE, VM_UC);
 	if (!io->regs)
@@ -316,10 +330,18 @@ static bool ioapic_setup(const struct madt_ioapic *m, struct ioapic *io)
 	io->version = ver & 0xff;
 	io->gsi_base = m->gsi_base;
 	io->nentries = ioapic_entries(ver);
-	for (u32 pin = 0; pin < io->nentries; pin++)
+	for (u32 pin = 0; pin < io->nentries; pin++) {
+		if (!ioapic_pin_is_ours(ioapic_read_pin(io, pin))) {
+			pr_info("apic: I/O APIC %u pin %u (GSI %u) is firmware's SMI; left alone\n",
+				io->id, pin, io->gsi_base + pin);
+			smi_pins++;
+			continue;
+		}
 		ioapic_write_entry(io, pin, APIC_MASKED);
-	pr_info("apic: I/O APIC %u at 0x%x, version 0x%x, GSIs %u-%u, all masked\n", io->id,
-		m->address, io->version, io->gsi_base, io->gsi_base + io->nentries - 1);
+	}
+	pr_info("apic: I/O APIC %u at 0x%x, version 0x%x, GSIs %u-%u, all masked%s\n", io->id,
+		m->address, io->version, io->gsi_base, io->gsi_base + io->nentries - 1,
+		smi_pins ? " but SMI pins" : "");
 	return true;
 }
 
@@ -345,9 +367,13 @@ bool ioapic_route_irq(u8 irq, u8 vector, u32 apic_id)
 		return false;
 	}
 	flags = spin_lock_irqsave(&ioapic_lock);
-	ioapic_write_entry(io, r.gsi - io->gsi_base, ioapic_entry(vector, apic_id, r, false));
+	bool ours = ioapic_pin_is_ours(ioapic_read_pin(io, r.gsi - io->gsi_base));
+	if (ours)
+		ioapic_write_entry(io, r.gsi - io->gsi_base, ioapic_entry(vector, apic_id, r, false));
 	spin_unlock_irqrestore(&ioapic_lock, flags);
-	return true;
+	if (!ours)
+		pr_warn("apic: IRQ %u: GSI %u is firmware's SMI pin; not routed\n", irq, r.gsi);
+	return ours;
 }
 
 u64 ioapic_read_entry(u32 gsi)
@@ -371,7 +397,8 @@ void ioapic_mask_gsi(u32 gsi)
 	if (!io)
 		return;
 	flags = spin_lock_irqsave(&ioapic_lock);
-	ioapic_write(io, IOAPIC_REG_TABLE + 2 * (gsi - io->gsi_base), APIC_MASKED);
+	if (ioapic_pin_is_ours(ioapic_read_pin(io, gsi - io->gsi_base)))
+		ioapic_write(io, IOAPIC_REG_TABLE + 2 * (gsi - io->gsi_base), APIC_MASKED);
 	spin_unlock_irqrestore(&ioapic_lock, flags);
 }
 
@@ -504,10 +531,16 @@ static void map_xapic(void)
 		panic("apic: cannot map the local APIC at 0x%llx", pa);
 }
 
-/* x2APIC when the CPU has it or firmware already switched to it (there is no way back). */
+/* xAPIC or x2APIC: apic_choose_mode() decides; the reason is printed when the DMAR had a say. */
 static void choose_mode(void)
 {
-	apic_x2apic = cpu_info.x2apic || (rdmsr(MSR_APIC_BASE) & APIC_BASE_EXTD);
+	bool opt_out = acpi.has_dmar && (acpi.dmar.flags & DMAR_X2APIC_OPT_OUT);
+	struct apic_mode_choice c = apic_choose_mode(cpu_info.x2apic,
+						     rdmsr(MSR_APIC_BASE) & APIC_BASE_EXTD, opt_out);
+
+	apic_x2apic = c.x2apic;
+	if (opt_out)
+		pr_info("apic: %s mode: %s\n", c.x2apic ? "x2APIC" : "xAPIC", c.why);
 	if (!apic_x2apic)
 		map_xapic();
 	lapic_ready = true;

@@ -24,6 +24,7 @@
 #include "fbcon.h"
 #include "format.h"
 #include "fw_cfg.h"
+#include "iommu.h"
 #include "irqoff.h"
 #include "kstring.h"
 #include "ktest.h"
@@ -182,6 +183,8 @@ void kernel_main(u64 magic, u64 info_phys)
 	fbcon_init(boot_info.has_fb ? &boot_info.fb : NULL, !boot_info.efi);
 
 	acpi_init(&boot_info);
+	serial_use_spcr();              /* the console UART the firmware names, if any */
+	iommu_report();
 	numa_init(&boot_memmap);
 	bootmem_setup(&boot_memmap, &boot_info);
 	swiotlb_init();                 /* from the boot allocator, before the page allocator takes it */

@@ -8,6 +8,7 @@
  */
 #include "mm.h"
 #include "acpi.h"
+#include "apic.h"
 #include "cmdline.h"
 #include "numa.h"
 #include "page_alloc.h"
@@ -33,7 +34,7 @@ void numa_init(const struct memmap *map)
 	const char *why = numa_off ? "numa=off" : acpi.has_srat ? NULL : "no usable SRAT";
 
 	numa_build(&numa, acpi.has_madt ? &acpi.madt : NULL, srat,
-		   acpi.has_slit ? &acpi.slit : NULL, map, why);
+		   acpi.has_slit ? &acpi.slit : NULL, map, why, apic_read_id());
 	numa_print(&numa);
 }
 

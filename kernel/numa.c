@@ -2,7 +2,8 @@
  * numa.c - build the node table from the SRAT, SLIT, MADT and memory map.
  *
  * In order:
- *   1. logical CPUs: the enabled MADT CPUs, in table order;
+ *   1. logical CPUs: the boot CPU (found by its APIC ID, wherever the MADT
+ *      lists it) is CPU 0, then the other enabled MADT CPUs in table order;
  *   2. node IDs: proximity domains as they are, or renumbered in order of
  *      first appearance if any is >= MAX_NODES;
  *   3. each CPU joins the node of its APIC ID's SRAT entry (node 0, with a
@@ -41,16 +42,44 @@ static int pxm_to_node(struct pxm_map *pm, u32 pxm)
 	return (int)pm->n++;
 }
 
-static void add_cpus(struct numa_layout *nl, const struct madt_info *madt)
+/*
+ * Logical CPU numbers. The boot CPU is already running, so it is CPU 0
+ * whatever its place in the MADT (firmware may list it anywhere: last,
+ * after the other socket, ...); smp_boot() starts CPUs 1 to ncpus - 1.
+ * Linux does the same: arch/x86/kernel/apic/apic.c, generic_processor_info(),
+ * gives the entry whose APIC ID is boot_cpu_physical_apicid CPU 0, numbers
+ * the others as the MADT lists them, and near NR_CPUS keeps "one slot for
+ * boot cpu", as add_cpus() keeps slot 0 even past MAX_CPUS.
+ */
+static void add_cpus(struct numa_layout *nl, const struct madt_info *madt, u32 bsp_apic_id)
 {
-	nl->ncpus = 0;
-	for (u32 i = 0; madt && i < madt->ncpus; i++)
-		if (madt->cpus[i].enabled && nl->ncpus < MAX_CPUS)
-			nl->cpu_apic_id[nl->ncpus++] = madt->cpus[i].apic_id;
-	if (nl->ncpus == 0) {           /* no MADT: the boot CPU alone */
-		nl->cpu_apic_id[0] = 0;
-		nl->ncpus = 1;
+	u32 bsp_entry = ~0u, enabled = 0, dropped = 0;
+
+	nl->cpu_apic_id[0] = bsp_apic_id;
+	nl->ncpus = 1;
+	for (u32 i = 0; madt && i < madt->ncpus; i++) {
+		const struct madt_cpu *c = &madt->cpus[i];
+
+		if (!c->enabled)
+			continue;
+		if (c->apic_id == bsp_apic_id && bsp_entry == ~0u) {
+			bsp_entry = enabled++;
+			continue;
+		}
+		enabled++;
+		if (nl->ncpus < MAX_CPUS)
+			nl->cpu_apic_id[nl->ncpus++] = c->apic_id;
+		else
+			dropped++;
 	}
+	if (madt && bsp_entry == ~0u)
+		pr_warn("numa: the boot CPU (APIC ID %u) is no enabled MADT entry; it is CPU 0 all the same\n",
+			bsp_apic_id);
+	else if (madt && bsp_entry != 0)
+		pr_info("numa: the boot CPU (APIC ID %u) is enabled MADT CPU %u; it is CPU 0, the others follow in table order\n",
+			bsp_apic_id, bsp_entry);
+	if (dropped)
+		pr_warn("numa: %u enabled CPUs past MAX_CPUS (%d) not used\n", dropped, MAX_CPUS);
 }
 
 /* Add [base, end) to a node's ranges, merging with a touching one. */
@@ -229,10 +258,10 @@ static void count_nodes(struct numa_layout *nl)
 
 void numa_build(struct numa_layout *nl, const struct madt_info *madt,
 		const struct srat_info *srat, const struct slit_info *slit,
-		const struct memmap *map, const char *why_no_srat)
+		const struct memmap *map, const char *why_no_srat, u32 bsp_apic_id)
 {
 	memset(nl, 0, sizeof(*nl));
-	add_cpus(nl, madt);
+	add_cpus(nl, madt, bsp_apic_id);
 	nl->from_srat = srat && (srat->ncpus || srat->nmem);
 	if (nl->from_srat) {
 		from_srat(nl, srat);

@@ -280,7 +280,11 @@ static void __noreturn ap_main(u32 cpu)
 	sched_ap_enter();
 }
 
-/* The BSP's own entry: kernel_main() filled it before ACPI said who it is. */
+/*
+ * The BSP's own entry. numa_build() made the boot CPU logical CPU 0 by the
+ * APIC ID CPUID gave before apic_init(); the APIC's own ID register must
+ * agree (it would not if firmware had reprogrammed an xAPIC ID).
+ */
 static u32 fix_boot_cpu_entry(void)
 {
 	u32 bsp_apic_id = apic_read_id();
@@ -289,8 +293,8 @@ static u32 fix_boot_cpu_entry(void)
 	percpu[0].node = numa.cpu_node[0];
 	percpu[0].online = true;
 	if (numa.cpu_apic_id[0] != bsp_apic_id)
-		pr_warn("smp: the boot CPU has APIC ID %u but the MADT's first CPU has %u; "
-			"CPU numbers do not match the MADT's\n", bsp_apic_id, numa.cpu_apic_id[0]);
+		pr_warn("smp: the boot CPU's APIC says ID %u, CPUID said %u; "
+			"CPU numbers may not match the MADT's\n", bsp_apic_id, numa.cpu_apic_id[0]);
 	return bsp_apic_id;
 }
 
@@ -330,6 +334,12 @@ void smp_boot(void)
 			for (u32 cpu = 1; cpu < nr_cpus; cpu++) {
 				if (numa.cpu_apic_id[cpu] == bsp_apic_id)
 					continue;       /* never INIT ourselves: warned above */
+				if (!apic_x2apic && numa.cpu_apic_id[cpu] > 0xff) {
+					/* an xAPIC ICR holds 8 bits: the IPI would hit APIC ID & 0xff */
+					pr_err("smp: CPU %u (APIC ID %u) needs x2APIC mode; not started\n",
+					       cpu, numa.cpu_apic_id[cpu]);
+					continue;
+				}
 				start_cpu(cpu);
 			}
 			free_ap_tables();

@@ -7,6 +7,9 @@
  * bytes. Regenerate them the same way after a QEMU upgrade; the comment
  * above each group names the exact QEMU command that produced it.
  */
+#include <stdlib.h>
+#include <string.h>
+
 #include "acpi_fixtures.h"
 
 /*
@@ -265,3 +268,179 @@ const u8 fixture_single_apic[120] = {
 	0x00, 0x0a, 0x0a, 0x00, 0x00, 0x00, 0x0d, 0x00, 0x02, 0x0a, 0x00, 0x0b,
 	0x0b, 0x00, 0x00, 0x00, 0x0d, 0x00, 0x04, 0x06, 0xff, 0x00, 0x00, 0x01,
 };
+
+/* --- synthetic tables ---------------------------------------------------------- */
+
+void synth_begin(struct synth *s, const char *sig, u8 revision, u32 body_start)
+{
+	s->cap = 4096;
+	s->t = calloc(1, s->cap);
+	s->len = 0;
+	synth_add(s, NULL, body_start);
+	memcpy(s->t, sig, 4);
+	s->t[8] = revision;
+	memcpy(s->t + 10, "TESTBD", 6);
+	memcpy(s->t + 16, "SYNTHTBL", 8);
+}
+
+u32 synth_add(struct synth *s, const void *bytes, u32 n)
+{
+	u32 off = s->len;
+
+	while (s->len + n > s->cap) {
+		s->t = realloc(s->t, s->cap * 2);
+		memset(s->t + s->cap, 0, s->cap);
+		s->cap *= 2;
+	}
+	if (bytes)
+		memcpy(s->t + off, bytes, n);
+	s->len += n;
+	return off;
+}
+
+void synth_put(struct synth *s, u32 off, u64 v, u32 size)
+{
+	memcpy(s->t + off, &v, size);   /* little-endian host, as ACPI */
+}
+
+u8 *synth_end(struct synth *s, u32 *len)
+{
+	u8 *t = malloc(s->len), sum = 0;
+
+	synth_put(s, 4, s->len, 4);
+	s->t[9] = 0;
+	for (u32 i = 0; i < s->len; i++)
+		sum += s->t[i];
+	s->t[9] = (u8)-sum;
+	memcpy(t, s->t, s->len);
+	*len = s->len;
+	free(s->t);
+	s->t = NULL;
+	return t;
+}
+
+/* Offsets: ACPI 6.5, 5.2.12 (MADT) and 5.2.16 (SRAT). */
+void synth_madt_lapic(struct synth *s, u8 apic_id, u8 uid, u32 flags)
+{
+	u32 e = synth_add(s, NULL, 8);
+
+	synth_put(s, e, 0, 1);
+	synth_put(s, e + 1, 8, 1);
+	synth_put(s, e + 2, uid, 1);
+	synth_put(s, e + 3, apic_id, 1);
+	synth_put(s, e + 4, flags, 4);
+}
+
+void synth_madt_x2apic(struct synth *s, u32 apic_id, u32 uid, u32 flags)
+{
+	u32 e = synth_add(s, NULL, 16);
+
+	synth_put(s, e, 9, 1);
+	synth_put(s, e + 1, 16, 1);
+	synth_put(s, e + 4, apic_id, 4);
+	synth_put(s, e + 8, flags, 4);
+	synth_put(s, e + 12, uid, 4);
+}
+
+void synth_madt_ioapic(struct synth *s, u8 id, u32 address, u32 gsi_base)
+{
+	u32 e = synth_add(s, NULL, 12);
+
+	synth_put(s, e, 1, 1);
+	synth_put(s, e + 1, 12, 1);
+	synth_put(s, e + 2, id, 1);
+	synth_put(s, e + 4, address, 4);
+	synth_put(s, e + 8, gsi_base, 4);
+}
+
+void synth_madt_override(struct synth *s, u8 irq, u32 gsi, u16 flags)
+{
+	u32 e = synth_add(s, NULL, 10);
+
+	synth_put(s, e, 2, 1);
+	synth_put(s, e + 1, 10, 1);
+	synth_put(s, e + 3, irq, 1);
+	synth_put(s, e + 4, gsi, 4);
+	synth_put(s, e + 8, flags, 2);
+}
+
+void synth_srat_x2apic(struct synth *s, u32 apic_id, u32 pxm)
+{
+	u32 e = synth_add(s, NULL, 24);
+
+	synth_put(s, e, 2, 1);
+	synth_put(s, e + 1, 24, 1);
+	synth_put(s, e + 4, pxm, 4);
+	synth_put(s, e + 8, apic_id, 4);
+	synth_put(s, e + 12, 1, 4);             /* enabled */
+}
+
+void synth_srat_mem(struct synth *s, u64 base, u64 size, u32 pxm)
+{
+	u32 e = synth_add(s, NULL, 40);
+
+	synth_put(s, e, 1, 1);
+	synth_put(s, e + 1, 40, 1);
+	synth_put(s, e + 2, pxm, 4);
+	synth_put(s, e + 8, base, 8);
+	synth_put(s, e + 16, size, 8);
+	synth_put(s, e + 28, 1, 4);             /* enabled */
+}
+
+/* VT-d spec 3.x, 8.3 (DRHD: 16 bytes + device scopes) and 8.4 (RMRR: 24 bytes + scopes). */
+void synth_dmar_drhd(struct synth *s, u64 base, u16 segment, bool include_all)
+{
+	u32 e = synth_add(s, NULL, 16);
+
+	synth_put(s, e, 0, 2);
+	synth_put(s, e + 2, 16, 2);
+	synth_put(s, e + 4, include_all, 1);
+	synth_put(s, e + 6, segment, 2);
+	synth_put(s, e + 8, base, 8);
+}
+
+void synth_dmar_rmrr(struct synth *s, u64 base, u64 end)
+{
+	u32 e = synth_add(s, NULL, 24);
+
+	synth_put(s, e, 1, 2);
+	synth_put(s, e + 2, 24, 2);
+	synth_put(s, e + 8, base, 8);
+	synth_put(s, e + 16, end, 8);
+}
+
+/* AMD 48882, 5.2.2: type 0x10 has a 24-byte header, 0x11 and 0x40 40 bytes. */
+void synth_ivrs_ivhd(struct synth *s, u8 type, u64 base)
+{
+	u16 len = type == 0x10 ? 24 : 40;
+	u32 e = synth_add(s, NULL, len);
+
+	synth_put(s, e, type, 1);
+	synth_put(s, e + 2, len, 2);
+	synth_put(s, e + 4, 0x0002, 2);         /* the IOMMU's own PCI function: 00:00.2 */
+	synth_put(s, e + 8, base, 8);
+}
+
+void fixture_big_server(u32 ncpus, u32 nodes, u32 bsp_index, u8 **madt, u32 *madt_len,
+			u8 **srat, u32 *srat_len)
+{
+	struct synth m, r;
+
+	synth_begin(&m, "APIC", 5, 44);
+	synth_put(&m, 36, 0xfee00000, 4);
+	synth_put(&m, 40, 1, 4);                /* PCAT_COMPAT */
+	for (u32 i = 0; i < ncpus; i++)
+		if (i != bsp_index)
+			synth_madt_x2apic(&m, BIG_APIC_ID(i), i, 1);
+	synth_madt_x2apic(&m, BIG_APIC_ID(bsp_index), bsp_index, 1);   /* the BSP, last */
+	synth_madt_ioapic(&m, 0, 0xfec00000, 0);
+	*madt = synth_end(&m, madt_len);
+
+	synth_begin(&r, "SRAT", 3, 48);
+	synth_put(&r, 36, 1, 4);                /* reserved, 1 for compatibility */
+	for (u32 i = 0; i < ncpus; i++)
+		synth_srat_x2apic(&r, BIG_APIC_ID(i), i / (ncpus / nodes));
+	for (u32 n = 0; n < nodes; n++)
+		synth_srat_mem(&r, BIG_MEM_BASE + n * BIG_NODE_MEM, BIG_NODE_MEM, n);
+	*srat = synth_end(&r, srat_len);
+}

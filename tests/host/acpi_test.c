@@ -21,7 +21,10 @@
 #include "acpi.h"
 #include "acpi_fixtures.h"
 #include "host.h"
+#include "iommu.h"
 #include "ktest.h"
+#include "numa.h"
+#include "unaligned.h"
 
 /* Results live here, not on the stack: struct madt_info is ~9 KiB. */
 static struct madt_info madt;
@@ -465,17 +468,22 @@ static void madt_more_cpus_than_max_bounded(struct ktest *t)
 	u32 len;
 	u8 *m = x2apic_madt(MAX_CPUS + 44, 0, &len);
 
+	char line[128];
+
 	host_log_clear();
-	EXPECT_EQ(t, acpi_parse_madt(m, len, &madt), 1);
+	EXPECT_EQ(t, acpi_parse_madt(m, len, &madt), 0);    /* over the limit is no problem */
 	EXPECT_EQ(t, madt.ncpus, MAX_CPUS);
 	EXPECT_EQ(t, madt.ncpus_dropped, 44);
+	EXPECT_EQ(t, madt.ncpus_dropped_enabled, 0);
 	/* Every enabled entry (the odd ones) made it, in table order, to the end. */
 	u32 enabled = 0;
 	for (u32 i = 0; i < madt.ncpus; i++)
 		enabled += madt.cpus[i].enabled;
 	EXPECT_EQ(t, enabled, (MAX_CPUS + 44) / 2);
 	EXPECT_EQ(t, madt.cpus[MAX_CPUS - 1].apic_id, MAX_CPUS + 43);
-	EXPECT_TRUE(t, host_log_has("ACPI: MADT: 44 CPUs past the first 256 ignored"));
+	snprintf(line, sizeof(line), "ACPI: MADT: 44 of %d CPU entries dropped (MAX_CPUS %d), "
+		 "0 of them enabled; the rest is used", MAX_CPUS + 44, MAX_CPUS);
+	EXPECT_TRUE(t, host_log_has(line));
 	free(m);
 }
 
@@ -1046,7 +1054,468 @@ static void s5_sleep_type_from_the_dsdt(struct ktest *t)
 	EXPECT_EQ(t, acpi_dsdt_s5_type(buf, 20), -1);                               /* shorter than a header */
 }
 
+/* --- big servers, limits, checksums, the root table ----------------------------------- */
+
+static struct numa_layout layout;
+static struct memmap ram;
+
+/* 1 GiB of usable RAM per node of fixture_big_server(). */
+static void big_server_ram(u32 nodes)
+{
+	memset(&ram, 0, sizeof(ram));
+	for (u32 n = 0; n < nodes; n++)
+		ram.e[ram.n++] = (struct memmap_entry){ BIG_MEM_BASE + n * BIG_NODE_MEM,
+							BIG_MEM_BASE + (n + 1) * BIG_NODE_MEM,
+							E820_USABLE };
+}
+
+/*
+ * 512 x2APIC CPUs (MADT type 9, IDs 256-1278) on 8 nodes (SRAT type 2 and
+ * one memory range per node), the boot CPU listed last: the kernel's own
+ * path (parse, then numa_build() with the boot CPU's APIC ID) gives 512
+ * CPUs on 8 nodes, the boot CPU as CPU 0 on its own node.
+ */
+static void big_server_512_x2apic_cpus_on_8_nodes_boot_cpu_last(struct ktest *t)
+{
+	u8 *m, *r;
+	u32 mlen, rlen, bsp = 300;              /* on node 300 / 64 = 4 */
+
+	fixture_big_server(512, 8, bsp, &m, &mlen, &r, &rlen);
+	host_log_clear();
+	ASSERT_EQ(t, acpi_parse_madt(m, mlen, &madt), 0);
+	ASSERT_EQ(t, acpi_parse_srat(r, rlen, &srat), 0);
+	EXPECT_EQ(t, madt.ncpus, 512);
+	EXPECT_EQ(t, madt.cpus[511].apic_id, BIG_APIC_ID(bsp));
+	EXPECT_EQ(t, srat.ncpus, 512);
+	EXPECT_EQ(t, srat.nmem, 8);
+	EXPECT_EQ(t, madt.nioapics, 1);
+
+	big_server_ram(8);
+	numa_build(&layout, &madt, &srat, NULL, &ram, NULL, BIG_APIC_ID(bsp));
+	ASSERT_EQ(t, layout.ncpus, 512);
+	EXPECT_EQ(t, layout.nr_nodes, 8);
+	EXPECT_EQ(t, layout.cpu_apic_id[0], BIG_APIC_ID(bsp));
+	EXPECT_EQ(t, layout.cpu_node[0], 4);
+	EXPECT_EQ(t, layout.cpu_apic_id[1], BIG_APIC_ID(0));   /* then table order */
+	EXPECT_EQ(t, layout.cpu_apic_id[511], BIG_APIC_ID(511));
+	for (u32 n = 0; n < 8; n++) {
+		EXPECT_EQ(t, cpumask_weight(&layout.nodes[n].cpus), 64);
+		EXPECT_EQ(t, layout.nodes[n].ram_bytes, BIG_NODE_MEM);
+	}
+	/* Every APIC ID once: the boot CPU is not started again, nobody is left out. */
+	for (u32 cpu = 1; cpu < layout.ncpus; cpu++)
+		EXPECT_NE(t, layout.cpu_apic_id[cpu], BIG_APIC_ID(bsp));
+	EXPECT_TRUE(t, host_log_has("numa: the boot CPU (APIC ID 856) is enabled MADT CPU 511; "
+				    "it is CPU 0"));
+	free(m);
+	free(r);
+}
+
+/* A boot CPU the MADT does not list at all (or no MADT): CPU 0 all the same. */
+static void boot_cpu_missing_from_the_madt_is_cpu_0(struct ktest *t)
+{
+	u8 *m, *r;
+	u32 mlen, rlen;
+
+	fixture_big_server(16, 2, 3, &m, &mlen, &r, &rlen);
+	ASSERT_EQ(t, acpi_parse_madt(m, mlen, &madt), 0);
+	big_server_ram(2);
+	host_log_clear();
+	numa_build(&layout, &madt, NULL, NULL, &ram, "test", 7);
+	EXPECT_EQ(t, layout.ncpus, 17);
+	EXPECT_EQ(t, layout.cpu_apic_id[0], 7);
+	EXPECT_TRUE(t, host_log_has("the boot CPU (APIC ID 7) is no enabled MADT entry"));
+	numa_build(&layout, NULL, NULL, NULL, &ram, "test", 9);
+	EXPECT_EQ(t, layout.ncpus, 1);
+	EXPECT_EQ(t, layout.cpu_apic_id[0], 9);
+	free(m);
+	free(r);
+}
+
+/*
+ * More enabled CPUs than MAX_CPUS, with the boot CPU among the last: it is
+ * still CPU 0 (the parser keeps enabled CPUs, numa_build() the boot CPU).
+ */
+static void boot_cpu_past_max_cpus_is_still_cpu_0(struct ktest *t)
+{
+	struct synth s;
+	u32 len;
+	u8 *m;
+
+	synth_begin(&s, "APIC", 5, 44);
+	for (u32 i = 0; i < MAX_CPUS + 5; i++)
+		synth_madt_x2apic(&s, i, i, 1);
+	m = synth_end(&s, &len);
+	host_log_clear();
+	ASSERT_EQ(t, acpi_parse_madt(m, len, &madt), 0);
+	EXPECT_EQ(t, madt.ncpus_dropped, 5);
+	EXPECT_EQ(t, madt.ncpus_dropped_enabled, 5);
+	EXPECT_TRUE(t, host_log_has("5 of them enabled; the rest is used"));
+	big_server_ram(1);
+	numa_build(&layout, &madt, NULL, NULL, &ram, "test", MAX_CPUS - 1);
+	EXPECT_EQ(t, layout.ncpus, MAX_CPUS);
+	EXPECT_EQ(t, layout.cpu_apic_id[0], MAX_CPUS - 1);
+	EXPECT_EQ(t, layout.cpu_apic_id[1], 0);
+	free(m);
+}
+
+/* MAX_IOAPICS + 3 I/O APICs and MAX_IRQ_OVERRIDES + 2 overrides: counted, the rest kept. */
+static void madt_over_the_limits_is_counted_and_kept(struct ktest *t)
+{
+	struct synth s;
+	char line[128];
+	u32 len;
+	u8 *m;
+
+	synth_begin(&s, "APIC", 5, 44);
+	synth_madt_lapic(&s, 0, 0, 1);
+	synth_madt_lapic(&s, 1, 1, 1);
+	for (u32 i = 0; i < MAX_IOAPICS + 3; i++)
+		synth_madt_ioapic(&s, (u8)i, 0xfec00000 + i * 0x1000, i * 24);
+	for (u32 i = 0; i < MAX_IRQ_OVERRIDES + 2; i++)
+		synth_madt_override(&s, (u8)i, i + 100, 0);
+	synth_madt_lapic(&s, 2, 2, 1);          /* after the overflow: still found */
+	m = synth_end(&s, &len);
+	host_log_clear();
+	ASSERT_EQ(t, acpi_parse_madt(m, len, &madt), 0);
+	EXPECT_EQ(t, madt.ncpus, 3);
+	EXPECT_EQ(t, madt.nioapics, MAX_IOAPICS);
+	EXPECT_EQ(t, madt.nioapics_dropped, 3);
+	EXPECT_EQ(t, madt.ioapics[MAX_IOAPICS - 1].gsi_base, (MAX_IOAPICS - 1) * 24);
+	EXPECT_EQ(t, madt.noverrides, MAX_IRQ_OVERRIDES);
+	EXPECT_EQ(t, madt.noverrides_dropped, 2);
+	snprintf(line, sizeof(line), "ACPI: MADT: 3 of %d I/O APIC entries dropped (MAX_IOAPICS %d)",
+		 MAX_IOAPICS + 3, MAX_IOAPICS);
+	EXPECT_TRUE(t, host_log_has(line));
+	snprintf(line, sizeof(line), "ACPI: MADT: 2 of %d interrupt overrides dropped "
+		 "(MAX_IRQ_OVERRIDES %d)", MAX_IRQ_OVERRIDES + 2, MAX_IRQ_OVERRIDES);
+	EXPECT_TRUE(t, host_log_has(line));
+	free(m);
+}
+
+static void srat_over_the_limits_is_counted_and_kept(struct ktest *t)
+{
+	struct synth s;
+	char line[128];
+	u32 len;
+	u8 *r;
+
+	synth_begin(&s, "SRAT", 3, 48);
+	for (u32 i = 0; i < MAX_CPUS + 2; i++)
+		synth_srat_x2apic(&s, i, i % 2);
+	for (u32 i = 0; i < MAX_MEM_AFFINITY + 1; i++)
+		synth_srat_mem(&s, (u64)i << 30, 1ULL << 30, i % 2);
+	r = synth_end(&s, &len);
+	host_log_clear();
+	ASSERT_EQ(t, acpi_parse_srat(r, len, &srat), 0);
+	EXPECT_EQ(t, srat.ncpus, MAX_CPUS);
+	EXPECT_EQ(t, srat.ncpus_dropped, 2);
+	EXPECT_EQ(t, srat.nmem, MAX_MEM_AFFINITY);
+	EXPECT_EQ(t, srat.nmem_dropped, 1);
+	snprintf(line, sizeof(line), "ACPI: SRAT: 1 of %d memory ranges dropped (MAX_MEM_AFFINITY %d)",
+		 MAX_MEM_AFFINITY + 1, MAX_MEM_AFFINITY);
+	EXPECT_TRUE(t, host_log_has(line));
+	free(r);
+}
+
+/* A bad checksum: Linux's warning, and the table used; strict refuses it. */
+static void bad_checksum_warns_and_is_used_unless_strict(struct ktest *t)
+{
+	u8 *m = COPY(fixture_story_apic);
+
+	m[9] ^= 0x10;                           /* 0x?? instead of the right byte */
+	host_log_clear();
+	EXPECT_TRUE(t, acpi_table_checksum_accepted(m, sizeof(fixture_story_apic),
+						    ACPI_CHECKSUM_WARN));
+	char line[96];
+	snprintf(line, sizeof(line), "ACPI: Incorrect checksum in table [APIC] - 0x%02X, "
+		 "should be 0x%02X; used anyway", m[9], fixture_story_apic[9]);
+	EXPECT_TRUE(t, host_log_has(line));
+	ASSERT_EQ(t, acpi_parse_madt(m, sizeof(fixture_story_apic), &madt), 0);
+	EXPECT_EQ(t, madt.ncpus, 4);
+
+	host_log_clear();
+	EXPECT_FALSE(t, acpi_table_checksum_accepted(m, sizeof(fixture_story_apic),
+						     ACPI_CHECKSUM_STRICT));
+	EXPECT_TRUE(t, host_log_has("refused (acpi.checksum=strict)"));
+	EXPECT_TRUE(t, acpi_table_checksum_accepted(fixture_story_apic, sizeof(fixture_story_apic),
+						    ACPI_CHECKSUM_STRICT));
+	free(m);
+}
+
+/* "Physical memory" for acpi_choose_root(): a few tables at made-up addresses. */
+struct phys_table {
+	u64 pa;
+	const u8 *bytes;
+	u32 len;
+};
+static struct phys_table phys[4];
+
+static const void *map_phys(void *ctx, u64 pa, u32 len)
+{
+	(void)ctx;
+	for (u32 i = 0; i < ARRAY_SIZE(phys); i++)
+		if (phys[i].bytes && phys[i].pa == pa && len <= phys[i].len)
+			return phys[i].bytes;
+	return NULL;
+}
+
+#define Q35_RSDT_PA     0x7f77c074ULL   /* what fixture_q35_rsdp says */
+
+/* OVMF's RSDP, its XSDT (damaged as told) at the XSDT address, an RSDT of 3 entries. */
+static u8 *root_setup(u8 **rsdt_out)
+{
+	u8 *xsdt = COPY(fixture_q35_xsdt);
+	struct synth s;
+	u32 len;
+
+	synth_begin(&s, "RSDT", 1, 36);
+	for (u32 i = 0; i < 3; i++)
+		synth_put(&s, synth_add(&s, NULL, 4), 0x7f770000 + i * 0x100, 4);
+	*rsdt_out = synth_end(&s, &len);
+	memset(phys, 0, sizeof(phys));
+	phys[0] = (struct phys_table){ rd64(fixture_q35_rsdp + 24), xsdt, sizeof(fixture_q35_xsdt) };
+	phys[1] = (struct phys_table){ Q35_RSDT_PA, *rsdt_out, len };
+	return xsdt;
+}
+
+static void root_good_xsdt_is_used(struct ktest *t)
+{
+	struct acpi_root root;
+	u8 *rsdt, *xsdt = root_setup(&rsdt);
+
+	ASSERT_EQ(t, acpi_choose_root(fixture_q35_rsdp, 36, map_phys, NULL, ACPI_CHECKSUM_STRICT,
+				      &root), 0);
+	EXPECT_TRUE(t, root.is_xsdt);
+	EXPECT_EQ(t, root.pa, rd64(fixture_q35_rsdp + 24));
+	EXPECT_EQ(t, root.len, sizeof(fixture_q35_xsdt));
+	free(xsdt);
+	free(rsdt);
+}
+
+/* Each way an XSDT can be bad; the RSDT is used instead, with a warning saying why. */
+static void root_bad_xsdt_falls_back_to_the_rsdt(struct ktest *t)
+{
+	static const struct {
+		const char *why;
+		u32 off, size;
+		u64 value;
+	} damage[] = {
+		{ "has another signature", 0, 4, 0x54445352 /* "RSDT" */ },
+		{ "has an impossible length", 4, 4, 20 },
+		{ "has an impossible length", 4, 4, ACPI_TABLE_MAX + 1 },
+		{ "cannot be read whole", 4, 4, 4096 },     /* longer than the memory there */
+		{ "has a bad checksum", 9, 1, 0 },          /* strict only: see below */
+	};
+	struct acpi_root root;
+
+	for (u32 i = 0; i < ARRAY_SIZE(damage); i++) {
+		u8 *rsdt, *xsdt = root_setup(&rsdt);
+
+		memcpy(xsdt + damage[i].off, &damage[i].value, damage[i].size);
+		if (damage[i].off != 9)
+			fix_checksum(xsdt, sizeof(fixture_q35_xsdt));
+		host_log_clear();
+		ASSERT_EQ(t, acpi_choose_root(fixture_q35_rsdp, 36, map_phys, NULL,
+					      ACPI_CHECKSUM_STRICT, &root), 0);
+		EXPECT_FALSE(t, root.is_xsdt);
+		EXPECT_EQ(t, root.pa, Q35_RSDT_PA);
+		EXPECT_EQ(t, acpi_root_entries(root.table, root.len, false, NULL, 0), 3);
+		EXPECT_TRUE(t, host_log_has(damage[i].why));
+		EXPECT_TRUE(t, host_log_has("falling back to the RSDT at 0x7f77c074"));
+		free(xsdt);
+		free(rsdt);
+	}
+}
+
+/* Not mapped at all; and a bad XSDT checksum under the default policy: used, warned. */
+static void root_unreadable_xsdt_and_warned_checksum(struct ktest *t)
+{
+	struct acpi_root root;
+	u8 *rsdt, *xsdt = root_setup(&rsdt);
+
+	phys[0].bytes = NULL;
+	host_log_clear();
+	ASSERT_EQ(t, acpi_choose_root(fixture_q35_rsdp, 36, map_phys, NULL, ACPI_CHECKSUM_WARN,
+				      &root), 0);
+	EXPECT_FALSE(t, root.is_xsdt);
+	EXPECT_TRUE(t, host_log_has("cannot be read; falling back to the RSDT"));
+
+	phys[0].bytes = xsdt;
+	xsdt[9] ^= 1;
+	ASSERT_EQ(t, acpi_choose_root(fixture_q35_rsdp, 36, map_phys, NULL, ACPI_CHECKSUM_WARN,
+				      &root), 0);
+	EXPECT_TRUE(t, root.is_xsdt);
+	EXPECT_TRUE(t, host_log_has("Incorrect checksum in table [XSDT]"));
+
+	phys[1].bytes = NULL;                   /* and neither usable */
+	host_log_clear();
+	EXPECT_EQ(t, acpi_choose_root(fixture_q35_rsdp, 36, map_phys, NULL, ACPI_CHECKSUM_STRICT,
+				      &root), -1);
+	EXPECT_TRUE(t, host_log_has("RSDT at 0x7f77c074 cannot be read; no ACPI tables"));
+	free(xsdt);
+	free(rsdt);
+}
+
+static struct dmar_info dmar;
+static struct ivrs_info ivrs;
+
+static void dmar_units_flags_and_width(struct ktest *t)
+{
+	struct synth s;
+	u32 len;
+	u8 *d;
+
+	synth_begin(&s, "DMAR", 1, 48);
+	synth_put(&s, 36, 45, 1);               /* 46-bit DMA addresses */
+	synth_put(&s, 37, DMAR_INTR_REMAP | DMAR_X2APIC_OPT_OUT, 1);
+	synth_dmar_drhd(&s, 0xfbffc000, 0, false);
+	synth_dmar_rmrr(&s, 0x70000000, 0x70344fff);
+	synth_dmar_drhd(&s, 0xc7ffc000, 0, true);
+	d = synth_end(&s, &len);
+	ASSERT_EQ(t, acpi_parse_dmar(d, len, &dmar), 0);
+	EXPECT_EQ(t, dmar.host_address_width, 45);
+	EXPECT_EQ(t, dmar.flags, DMAR_INTR_REMAP | DMAR_X2APIC_OPT_OUT);
+	ASSERT_EQ(t, dmar.ndrhd, 2);
+	EXPECT_EQ(t, dmar.drhd[0].base, 0xfbffc000);
+	EXPECT_FALSE(t, dmar.drhd[0].include_all);
+	EXPECT_EQ(t, dmar.drhd[1].base, 0xc7ffc000);
+	EXPECT_TRUE(t, dmar.drhd[1].include_all);
+	EXPECT_EQ(t, dmar.nrmrr, 1);
+
+	/* A structure of length 2 ends the walk; what came before is kept. */
+	put16(d + 48 + 16 + 2, 2);
+	fix_checksum(d, len);
+	host_log_clear();
+	EXPECT_EQ(t, acpi_parse_dmar(d, len, &dmar), 1);
+	EXPECT_EQ(t, dmar.ndrhd, 1);
+	EXPECT_TRUE(t, host_log_has("ACPI: DMAR: structure at offset 64 has length 2"));
+	free(d);
+}
+
+/* One IOMMU listed as IVHD types 0x10 and 0x11 (as firmware does) is one IOMMU. */
+static void ivrs_counts_iommus_not_ivhd_blocks(struct ktest *t)
+{
+	struct synth s;
+	u32 len;
+	u8 *v;
+
+	synth_begin(&s, "IVRS", 2, 48);
+	synth_put(&s, 36, 0x00203041, 4);
+	synth_ivrs_ivhd(&s, 0x10, 0xfd200000);
+	synth_ivrs_ivhd(&s, 0x11, 0xfd200000);
+	synth_ivrs_ivhd(&s, 0x10, 0xfd300000);
+	synth_ivrs_ivhd(&s, 0x11, 0xfd300000);
+	synth_add(&s, (const u8[]){ 0x20, 0, 32, 0 }, 4);      /* an IVMD block ... */
+	synth_add(&s, NULL, 28);                                /* ... of 32 bytes: skipped */
+	v = synth_end(&s, &len);
+	ASSERT_EQ(t, acpi_parse_ivrs(v, len, &ivrs), 0);
+	EXPECT_EQ(t, ivrs.nivhd, 4);
+	EXPECT_EQ(t, ivrs.niommus, 2);
+	EXPECT_EQ(t, ivrs.iommu_base[1], 0xfd300000);
+	EXPECT_EQ(t, ivrs.ivinfo, 0x00203041);
+	free(v);
+}
+
+/* The one fact line, for each thing the registers can say. */
+static void iommu_fact_lines(struct ktest *t)
+{
+	char line[160];
+
+	iommu_describe(&(struct iommu_facts){ IOMMU_DMAR, 2, 0, 0 }, line, sizeof(line));
+	EXPECT_STREQ(t, line, "DMAR with 2 DRHD units, translation off (firmware left DMA untranslated)");
+	iommu_describe(&(struct iommu_facts){ IOMMU_DMAR, 2, 1, 0 }, line, sizeof(line));
+	EXPECT_STREQ(t, line, "DMAR with 2 DRHD units, translation on in 1 (DMA addresses may not "
+		     "be physical: see docs/dma.md)");
+	iommu_describe(&(struct iommu_facts){ IOMMU_IVRS, 1, 0, 1 }, line, sizeof(line));
+	EXPECT_STREQ(t, line, "IVRS with 1 IOMMU, translation off, 1 unreadable (firmware left DMA "
+		     "untranslated)");
+	iommu_describe(&(struct iommu_facts){ IOMMU_NONE, 0, 0, 0 }, line, sizeof(line));
+	EXPECT_STREQ(t, line, "none described (no DMAR or IVRS): DMA addresses are physical addresses");
+}
+
+static struct spcr_info spcr;
+
+/* An SPCR of revision 2: interface type, the GAS of the UART, the baud rate code. */
+static u8 *spcr_table(u8 type, u8 space, u8 bit_width, u8 access, u64 address, u8 baud, u32 *len)
+{
+	struct synth s;
+
+	synth_begin(&s, "SPCR", 2, 80);
+	synth_put(&s, 36, type, 1);
+	synth_put(&s, 40, space, 1);
+	synth_put(&s, 41, bit_width, 1);
+	synth_put(&s, 43, access, 1);
+	synth_put(&s, 44, address, 8);
+	synth_put(&s, 58, baud, 1);
+	return synth_end(&s, len);
+}
+
+static void spcr_com2_and_mmio_uarts(struct ktest *t)
+{
+	u32 len;
+	u8 *p = spcr_table(0x00, 1, 8, 1, 0x2f8, 7, &len);      /* COM2, 115200 */
+
+	ASSERT_EQ(t, acpi_parse_spcr(p, len, &spcr), 0);
+	EXPECT_TRUE(t, spcr.usable);
+	EXPECT_FALSE(t, spcr.mmio);
+	EXPECT_EQ(t, spcr.address, 0x2f8);
+	EXPECT_EQ(t, spcr.reg_stride, 1);
+	EXPECT_EQ(t, spcr.baud, 115200);
+	free(p);
+
+	p = spcr_table(0x12, 0, 32, 3, 0xfe030000, 0, &len);    /* MMIO, dword registers */
+	ASSERT_EQ(t, acpi_parse_spcr(p, len, &spcr), 0);
+	EXPECT_TRUE(t, spcr.usable);
+	EXPECT_TRUE(t, spcr.mmio);
+	EXPECT_EQ(t, spcr.reg_stride, 4);
+	EXPECT_EQ(t, spcr.access_bytes, 4);
+	EXPECT_EQ(t, spcr.baud, 0);                             /* keep firmware's rate */
+	free(p);
+
+	p = spcr_table(0x00, 0, 32, 0, 0xfe030000, 6, &len);    /* legacy access size: the width */
+	ASSERT_EQ(t, acpi_parse_spcr(p, len, &spcr), 0);
+	EXPECT_EQ(t, spcr.reg_stride, 4);
+	EXPECT_EQ(t, spcr.baud, 57600);
+	free(p);
+}
+
+static void spcr_not_a_16550_or_nowhere_is_unusable(struct ktest *t)
+{
+	u32 len;
+	u8 *p = spcr_table(0x03, 0, 32, 3, 0x9000000, 7, &len); /* ARM PL011 */
+
+	host_log_clear();
+	ASSERT_EQ(t, acpi_parse_spcr(p, len, &spcr), 0);
+	EXPECT_FALSE(t, spcr.usable);
+	EXPECT_TRUE(t, host_log_has("interface type 0x3 is not a 16550"));
+	free(p);
+	p = spcr_table(0x00, 1, 8, 1, 0, 7, &len);              /* port 0 */
+	ASSERT_EQ(t, acpi_parse_spcr(p, len, &spcr), 0);
+	EXPECT_FALSE(t, spcr.usable);
+	free(p);
+	p = spcr_table(0x00, 2, 8, 1, 0x2f8, 7, &len);          /* PCI config space */
+	ASSERT_EQ(t, acpi_parse_spcr(p, len, &spcr), 0);
+	EXPECT_FALSE(t, spcr.usable);
+	free(p);
+	EXPECT_EQ(t, acpi_parse_spcr(fixture_story_hpet, sizeof(fixture_story_hpet), &spcr), -1);
+}
+
 static const struct ktest_case acpi_cases[] = {
+	KTEST(spcr_com2_and_mmio_uarts),
+	KTEST(spcr_not_a_16550_or_nowhere_is_unusable),
+	KTEST(iommu_fact_lines),
+	KTEST(dmar_units_flags_and_width),
+	KTEST(ivrs_counts_iommus_not_ivhd_blocks),
+	KTEST(big_server_512_x2apic_cpus_on_8_nodes_boot_cpu_last),
+	KTEST(boot_cpu_missing_from_the_madt_is_cpu_0),
+	KTEST(boot_cpu_past_max_cpus_is_still_cpu_0),
+	KTEST(madt_over_the_limits_is_counted_and_kept),
+	KTEST(srat_over_the_limits_is_counted_and_kept),
+	KTEST(bad_checksum_warns_and_is_used_unless_strict),
+	KTEST(root_good_xsdt_is_used),
+	KTEST(root_bad_xsdt_falls_back_to_the_rsdt),
+	KTEST(root_unreadable_xsdt_and_warned_checksum),
 	KTEST(s5_sleep_type_from_the_dsdt),
 	KTEST(fixtures_have_good_checksums),
 	KTEST(checksum_catches_one_changed_byte),

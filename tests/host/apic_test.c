@@ -7,6 +7,9 @@
  * QEMU's TCG has no x2APIC, so for the x2APIC encodings these checks are
  * all the testing there is short of real hardware.
  */
+#include <stdlib.h>
+#include <string.h>
+
 #include "acpi.h"
 #include "apic.h"
 #include "ktest.h"
@@ -185,7 +188,61 @@ static void nmi_entries_and_lints(struct ktest *t)
 	EXPECT_EQ(t, lint_nmi_lvt(0xf), 0x2400);                /* active low; never level */
 }
 
+/* Delivery mode 010 (SMI): firmware's pin, never written; every other mode is ours. */
+static void smi_pins_are_left_alone(struct ktest *t)
+{
+	EXPECT_FALSE(t, ioapic_pin_is_ours(0x0000000000010200ULL));     /* SMI, masked */
+	EXPECT_FALSE(t, ioapic_pin_is_ours(0x0000000000000200ULL));     /* SMI, unmasked */
+	EXPECT_FALSE(t, ioapic_pin_is_ours(0xff0000000000a2ffULL));     /* SMI, any other bits */
+	EXPECT_TRUE(t, ioapic_pin_is_ours(0x0000000000010000ULL));      /* masked fixed: reset state */
+	EXPECT_TRUE(t, ioapic_pin_is_ours(APIC_DM_NMI | APIC_MASKED));
+	EXPECT_TRUE(t, ioapic_pin_is_ours(APIC_DM_INIT));
+	EXPECT_TRUE(t, ioapic_pin_is_ours(0x0000000000000700ULL));      /* ExtINT */
+	EXPECT_TRUE(t, ioapic_pin_is_ours(0x0000000000000100ULL));      /* lowest priority */
+	EXPECT_TRUE(t, ioapic_pin_is_ours(ioapic_entry(0x30, 1, (struct irq_route){ 2, 0, 0 },
+							false)));
+}
+
+static struct dmar_info dmar;
+
+/* A DMAR whose flags are given, with two DRHD units. */
+static u8 *dmar_with_flags(u8 flags, u32 *len)
+{
+	struct synth s;
+
+	synth_begin(&s, "DMAR", 1, 48);
+	synth_put(&s, 36, 38, 1);               /* 39-bit DMA addresses */
+	synth_put(&s, 37, flags, 1);
+	synth_dmar_drhd(&s, 0xfed90000, 0, false);
+	synth_dmar_drhd(&s, 0xfed91000, 0, true);
+	return synth_end(&s, len);
+}
+
+/* The DMAR's x2APIC opt-out flag, through the parser, decides the mode. */
+static void dmar_x2apic_opt_out_keeps_xapic(struct ktest *t)
+{
+	u32 len;
+	u8 *d = dmar_with_flags(DMAR_INTR_REMAP | DMAR_X2APIC_OPT_OUT, &len);
+	struct apic_mode_choice c;
+
+	ASSERT_EQ(t, acpi_parse_dmar(d, len, &dmar), 0);
+	c = apic_choose_mode(true, false, dmar.flags & DMAR_X2APIC_OPT_OUT);
+	EXPECT_FALSE(t, c.x2apic);
+	EXPECT_STREQ(t, c.why, "the DMAR sets the x2APIC opt-out flag");
+	c = apic_choose_mode(true, true, dmar.flags & DMAR_X2APIC_OPT_OUT);
+	EXPECT_TRUE(t, c.x2apic);                /* firmware already on: no way back */
+	free(d);
+
+	d = dmar_with_flags(DMAR_INTR_REMAP, &len);
+	ASSERT_EQ(t, acpi_parse_dmar(d, len, &dmar), 0);
+	EXPECT_TRUE(t, apic_choose_mode(true, false, dmar.flags & DMAR_X2APIC_OPT_OUT).x2apic);
+	EXPECT_FALSE(t, apic_choose_mode(false, false, dmar.flags & DMAR_X2APIC_OPT_OUT).x2apic);
+	free(d);
+}
+
 static const struct ktest_case apic_bits_cases[] = {
+	KTEST(smi_pins_are_left_alone),
+	KTEST(dmar_x2apic_opt_out_keeps_xapic),
 	KTEST(x2apic_msrs_are_the_sdms),
 	KTEST(apic_id_register_in_both_modes),
 	KTEST(icr_xapic),

@@ -58,7 +58,7 @@ static void build_story(void)
 	add_ram(0x100000, 3 * G - 0x20000, E820_USABLE);
 	add_ram(3 * G - 0x20000, 3 * G, E820_RESERVED);
 	add_ram(4 * G, 7 * G, E820_USABLE);
-	numa_build(&nl, &madt, &srat, NULL, &map, NULL);
+	numa_build(&nl, &madt, &srat, NULL, &map, NULL, 0);
 }
 
 static void story_has_a_memoryless_node_0(struct ktest *t)
@@ -100,7 +100,7 @@ static void cpu_less_node_is_present(struct ktest *t)
 	add_mem(0, G, 0);
 	add_mem(G, 2 * G, 1);
 	add_ram(0, 2 * G, E820_USABLE);
-	numa_build(&nl, &madt, &srat, NULL, &map, NULL);
+	numa_build(&nl, &madt, &srat, NULL, &map, NULL, 0);
 	ASSERT_EQ(t, nl.nr_nodes, 2);
 	EXPECT_TRUE(t, nl.nodes[1].present);
 	EXPECT_TRUE(t, cpumask_empty(&nl.nodes[1].cpus));
@@ -116,7 +116,7 @@ static void disabled_madt_cpus_are_not_logical_cpus(struct ktest *t)
 	add_cpu(2, true, 0);
 	add_mem(0, G, 0);
 	add_ram(0, G, E820_USABLE);
-	numa_build(&nl, &madt, &srat, NULL, &map, NULL);
+	numa_build(&nl, &madt, &srat, NULL, &map, NULL, 0);
 	EXPECT_EQ(t, nl.ncpus, 2);
 	EXPECT_EQ(t, nl.cpu_apic_id[1], 2);
 }
@@ -130,7 +130,7 @@ static void sparse_apic_ids_keep_madt_order(struct ktest *t)
 	add_mem(0, G, 0);
 	add_mem(G, 2 * G, 1);
 	add_ram(0, 2 * G, E820_USABLE);
-	numa_build(&nl, &madt, &srat, NULL, &map, NULL);
+	numa_build(&nl, &madt, &srat, NULL, &map, NULL, 0);
 	numa_print(&nl);
 	EXPECT_TRUE(t, host_log_has("numa: node 0 cpus 0-2 "));
 	EXPECT_TRUE(t, host_log_has("numa: node 1 cpus 3-5 "));
@@ -144,7 +144,7 @@ static void cpu_missing_from_srat_goes_to_node_0(struct ktest *t)
 	add_cpu(7, true, ~0u);
 	add_mem(0, G, 1);
 	add_ram(0, G, E820_USABLE);
-	numa_build(&nl, &madt, &srat, NULL, &map, NULL);
+	numa_build(&nl, &madt, &srat, NULL, &map, NULL, 0);
 	EXPECT_EQ(t, nl.cpu_node[1], 0);
 	EXPECT_TRUE(t, host_log_has("APIC ID 7) is in no SRAT entry"));
 }
@@ -158,7 +158,7 @@ static void ram_outside_srat_joins_the_nearest_node(struct ktest *t)
 	add_mem(4 * G, 5 * G, 1);
 	add_ram(0, G, E820_USABLE);
 	add_ram(4 * G, 6 * G, E820_USABLE);        /* 5G-6G: no SRAT range */
-	numa_build(&nl, &madt, &srat, NULL, &map, NULL);
+	numa_build(&nl, &madt, &srat, NULL, &map, NULL, 0);
 	EXPECT_EQ(t, numa_node_of_addr(&nl, 5 * G + 4096), 1);
 	EXPECT_EQ(t, nl.nodes[1].ram_bytes, 2 * G);
 	EXPECT_TRUE(t, host_log_has("[mem 0x140000000-0x17fffffff] is in no SRAT range; giving it to node 1"));
@@ -171,7 +171,7 @@ static void no_srat_means_one_node_with_everything(struct ktest *t)
 	add_cpu(1, true, ~0u);
 	add_ram(0, 0x9f000, E820_USABLE);
 	add_ram(0x100000, G, E820_USABLE);
-	numa_build(&nl, &madt, NULL, NULL, &map, "no SRAT");
+	numa_build(&nl, &madt, NULL, NULL, &map, "no SRAT", 0);
 	ASSERT_EQ(t, nl.nr_nodes, 1);
 	EXPECT_FALSE(t, nl.from_srat);
 	numa_print(&nl);
@@ -183,7 +183,7 @@ static void no_madt_means_one_cpu(struct ktest *t)
 {
 	reset();
 	add_ram(0x100000, G, E820_USABLE);
-	numa_build(&nl, NULL, NULL, NULL, &map, "no ACPI");
+	numa_build(&nl, NULL, NULL, NULL, &map, "no ACPI", 0);
 	EXPECT_EQ(t, nl.ncpus, 1);
 	EXPECT_TRUE(t, cpumask_test(&nl.nodes[0].cpus, 0));
 }
@@ -196,7 +196,7 @@ static void large_proximity_domains_are_renumbered(struct ktest *t)
 	add_mem(0, G, 77);
 	add_mem(G, 2 * G, 1000);
 	add_ram(0, 2 * G, E820_USABLE);
-	numa_build(&nl, &madt, &srat, NULL, &map, NULL);
+	numa_build(&nl, &madt, &srat, NULL, &map, NULL, 0);
 	EXPECT_EQ(t, nl.nr_nodes, 2);
 	EXPECT_EQ(t, nl.cpu_node[0], 0);        /* 1000 seen first */
 	EXPECT_EQ(t, nl.cpu_node[1], 1);
@@ -210,7 +210,7 @@ static void slit_distances_are_used(struct ktest *t)
 	for (u32 a = 0; a < 3; a++)
 		for (u32 b = 0; b < 3; b++)
 			slit.dist[a][b] = a == b ? 10 : (u8)(15 + a + b);
-	numa_build(&nl, &madt, &srat, &slit, &map, NULL);
+	numa_build(&nl, &madt, &srat, &slit, &map, NULL, 0);
 	EXPECT_EQ(t, nl.distance[0][2], 17);
 	EXPECT_EQ(t, nl.distance[1][1], 10);
 }
@@ -222,7 +222,7 @@ static void bad_slit_falls_back_to_10_20(struct ktest *t)
 	for (u32 a = 0; a < 3; a++)
 		for (u32 b = 0; b < 3; b++)
 			slit.dist[a][b] = 5;    /* below 10: nonsense */
-	numa_build(&nl, &madt, &srat, &slit, &map, NULL);
+	numa_build(&nl, &madt, &srat, &slit, &map, NULL, 0);
 	EXPECT_EQ(t, nl.distance[0][2], 20);
 	EXPECT_TRUE(t, host_log_has("SLIT does not fit"));
 }

@@ -10,11 +10,14 @@
 #include "acpi.h"
 #include "cpu.h"
 #include "fw_cfg.h"
+#include "iommu.h"
 #include "kstring.h"
 #include "ktest.h"
 #include "time.h"
 #include "vm.h"
 #include "x86.h"
+
+extern char kernel_cmdline[];          /* kernel/main.c: the whole command line */
 
 #define MSR_APIC_BASE           0x1b
 #define APIC_BASE_ADDR          0x000ffffffffff000UL
@@ -54,6 +57,44 @@ static void found_tables_are_whole(struct ktest *t)
 		EXPECT_TRUE(t, acpi_checksum_ok(p, len));
 	}
 	EXPECT_TRUE(t, acpi_find("XYZW", &len) == NULL);
+}
+
+/*
+ * The kernel's own verdict on a table with a bad checksum: used, as Linux
+ * uses it, unless the boot asked for acpi.checksum=strict.
+ */
+static void bad_checksum_is_used_by_default(struct ktest *t)
+{
+	static u8 copy[4096];
+	u32 len;
+	const u8 *madt = acpi_find("APIC", &len);
+
+	if (!madt || len > sizeof(copy))
+		KTEST_SKIP(t, "no MADT that fits the copy");
+	if (strstr(kernel_cmdline, "acpi.checksum="))
+		KTEST_SKIP(t, "acpi.checksum= given: not the default");
+	memcpy(copy, madt, len);
+	copy[9] ^= 0x5a;
+	EXPECT_TRUE(t, acpi_table_usable(copy, len));
+	copy[9] ^= 0x5a;
+	EXPECT_TRUE(t, acpi_table_usable(copy, len));
+}
+
+/*
+ * The IOMMU fact: every DRHD (or AMD IOMMU) the tables list was looked at,
+ * and none translates (firmware under QEMU never turns one on, nor does testbed).
+ */
+static void iommu_units_read_and_not_translating(struct ktest *t)
+{
+	if (!acpi.has_dmar && !acpi.has_ivrs) {
+		EXPECT_EQ(t, iommu.kind, IOMMU_NONE);
+		KTEST_SKIP(t, "no DMAR or IVRS (QEMU: -device intel-iommu)");
+	}
+	EXPECT_EQ(t, iommu.kind, acpi.has_dmar ? IOMMU_DMAR : IOMMU_IVRS);
+	EXPECT_EQ(t, iommu.units, acpi.has_dmar ? acpi.dmar.ndrhd : acpi.ivrs.niommus);
+	EXPECT_GT(t, iommu.units, 0);
+	EXPECT_EQ(t, iommu.unreadable, 0);
+	EXPECT_EQ(t, iommu.translating, 0);
 }
 
 static u32 enabled_cpus(void)
@@ -240,6 +281,8 @@ static const struct ktest_case acpi_cases[] = {
 	KTEST(rsdp_root_and_madt_found),
 	KTEST(no_table_was_bad),
 	KTEST(found_tables_are_whole),
+	KTEST(bad_checksum_is_used_by_default),
+	KTEST(iommu_units_read_and_not_translating),
 	KTEST(madt_cpus_match_fw_cfg),
 	KTEST(madt_lapic_address_matches_msr),
 	KTEST(boot_cpu_is_an_enabled_madt_cpu),
