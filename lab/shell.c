@@ -13,6 +13,7 @@
 #include "dma.h"
 #include "edu.h"
 #include "format.h"
+#include "debugexit.h"
 #include "kbd.h"
 #include "kstring.h"
 #include "ktest.h"
@@ -30,6 +31,7 @@
 #include "story.h"
 #include "swiotlb.h"
 #include "torture.h"
+#include "usb_kbd.h"
 #include "vfs.h"
 #include "virtio_blk.h"
 #include "vm.h"
@@ -272,6 +274,17 @@ static bool cmd_poweroff(int argc, char **argv)
 	return true;
 }
 
+/* exit [pass | fail]: leave QEMU through isa-debug-exit (a scripted session's last word) */
+static bool cmd_exit(int argc, char **argv)
+{
+	if (argc > 2 || (argc == 2 && strcmp(argv[1], "pass") && strcmp(argv[1], "fail")))
+		return false;
+	printk("shell: exit %s\n", argc == 2 ? argv[1] : "pass");
+	debugexit(argc == 2 && !strcmp(argv[1], "fail") ? EXIT_FAIL : EXIT_PASS);
+	printk("shell: no debug-exit device here\n");
+	return true;
+}
+
 static const struct command commands[] = {
 	{ "help", "help", "this list", cmd_help },
 	{ "topo", "topo", "NUMA nodes, their CPUs and memory", cmd_topo },
@@ -290,6 +303,7 @@ static const struct command commands[] = {
 	{ "story", "story", "the 2.6.14 story again", cmd_story },
 	{ "reboot", "reboot", "reset the machine", cmd_reboot },
 	{ "poweroff", "poweroff", "power off (ACPI S5)", cmd_poweroff },
+	{ "exit", "exit [pass | fail]", "leave QEMU through isa-debug-exit", cmd_exit },
 };
 
 static bool cmd_help(int argc, char **argv)
@@ -343,6 +357,8 @@ static int next_byte(void)
 		int c = serial_getc();
 		if (c < 0)
 			c = kbd_getc();
+		if (c < 0)
+			c = usb_kbd_getc();
 		if (c >= 0)
 			return c;
 		msleep(10);
