@@ -672,6 +672,11 @@ u32 xhci_count(void)
 	return ncontrollers;
 }
 
+bool xhci_ac64_forced_off(void)
+{
+	return ac64_off;
+}
+
 u32 xhci_found(void)
 {
 	return nfound;

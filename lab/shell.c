@@ -13,7 +13,6 @@
 #include "dma.h"
 #include "edu.h"
 #include "format.h"
-#include "debugexit.h"
 #include "kbd.h"
 #include "kstring.h"
 #include "ktest.h"
@@ -274,17 +273,6 @@ static bool cmd_poweroff(int argc, char **argv)
 	return true;
 }
 
-/* exit [pass | fail]: leave QEMU through isa-debug-exit (a scripted session's last word) */
-static bool cmd_exit(int argc, char **argv)
-{
-	if (argc > 2 || (argc == 2 && strcmp(argv[1], "pass") && strcmp(argv[1], "fail")))
-		return false;
-	printk("shell: exit %s\n", argc == 2 ? argv[1] : "pass");
-	debugexit(argc == 2 && !strcmp(argv[1], "fail") ? EXIT_FAIL : EXIT_PASS);
-	printk("shell: no debug-exit device here\n");
-	return true;
-}
-
 static const struct command commands[] = {
 	{ "help", "help", "this list", cmd_help },
 	{ "topo", "topo", "NUMA nodes, their CPUs and memory", cmd_topo },
@@ -303,7 +291,6 @@ static const struct command commands[] = {
 	{ "story", "story", "the 2.6.14 story again", cmd_story },
 	{ "reboot", "reboot", "reset the machine", cmd_reboot },
 	{ "poweroff", "poweroff", "power off (ACPI S5)", cmd_poweroff },
-	{ "exit", "exit [pass | fail]", "leave QEMU through isa-debug-exit", cmd_exit },
 };
 
 static bool cmd_help(int argc, char **argv)
@@ -397,6 +384,8 @@ static void read_line(char *line)
 			if (next_byte() != '[')
 				continue;
 			int k = next_byte();
+			while (k >= '0' && k <= '9')    /* ESC [ 5 ~ and the like: not ours */
+				k = next_byte();
 			if (k == 'A' && back < history_count && back < SHELL_HISTORY) {
 				back++;
 				replace_line(line, &len, history[(history_count - back) % SHELL_HISTORY]);
