@@ -49,9 +49,9 @@ bool usb_find_boot_keyboard(const u8 *config, u32 len, struct usb_kbd_iface *out
 #define MOD_CTRL  0x11          /* left or right Ctrl */
 #define MOD_SHIFT 0x22
 
-/* Usages 0x04..0x38, plain and shifted (US layout). */
-static const char plain[] = "abcdefghijklmnopqrstuvwxyz1234567890\r\033\b\t -=[]\\#;'`,./";
-static const char shifted[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZ!@#$%^&*()\r\033\b\t _+{}|~:\"~<>?";
+/* Usages 0x00..0x38 (0x00-0x03 are no keys), plain and shifted (US layout). */
+static const char plain[] = "\0\0\0\0abcdefghijklmnopqrstuvwxyz1234567890\r\033\b\t -=[]\\#;'`,./";
+static const char shifted[] = "\0\0\0\0ABCDEFGHIJKLMNOPQRSTUVWXYZ!@#$%^&*()\r\033\b\t _+{}|~:\"~<>?";
 
 /* The escape sequences of the keys that are not characters (kbd.h). */
 static const struct { u8 usage; const char *seq; } special[] = {
@@ -71,8 +71,9 @@ static bool held(const u8 r[HID_REPORT_LEN], u8 usage)
 /* One key's bytes into buf (at most 4); how many. */
 static u32 key_bytes(u8 usage, u8 mods, char *buf)
 {
-	if (usage >= 0x04 && usage - 0x04 < (int)sizeof(plain) - 1) {
-		char c = (mods & MOD_SHIFT ? shifted : plain)[usage - 0x04];
+	BUILD_BUG_ON(sizeof(plain) != sizeof(shifted));
+	if (usage >= 0x04 && usage < sizeof(plain) - 1) {
+		char c = (mods & MOD_SHIFT ? shifted : plain)[usage];
 		if ((mods & MOD_CTRL) && ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')))
 			c = (char)((c | 0x20) - 'a' + 1);
 		buf[0] = c;
