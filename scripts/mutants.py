@@ -10,6 +10,8 @@ it, and where to run:
     # run: pair test=rcu            (a topology and a kernel command line)
     # run: host rcu                 (or the host unit tests, with a selection)
     # run: check-rcu                (or make check-rcu, optionally with a world: 2 2 2)
+    # run: matrix shell-keyboard    (or boots of tests/matrix, as listed: firmware,
+                                     flags and sessions included; names or globs)
     # timeout: 20                   (optional: seconds for its boots, default 45)
     --- a/kernel/rcu.c
     +++ b/kernel/rcu.c
@@ -120,7 +122,7 @@ def copy_tree(tree):
         shutil.copy2(source, os.path.join(tree, path))
     shutil.copytree(os.path.join(ROOT, 'build'), os.path.join(tree, 'build'),
                     symlinks=True, ignore=shutil.ignore_patterns(
-                        'mutants', 'logs', 'disks', 'vars', 'plots'))
+                        'mutants', 'logs', 'disks', 'vars', 'plots', 'qmp'))
 
 
 def run(cmd, tree, timeout=None):
@@ -162,6 +164,13 @@ def run_tests(tree, name, headers):
                             'suite': 'check-rcu' if violation else '', 'case':
                             'violation' if violation else 'binary', 'boot': 'check-rcu',
                             'reason': violation or (done.stderr.strip() or '?')[-100:]})
+        elif kind == 'matrix':
+            run(['python3', 'tests/run.py', 'test', '--matrix', 'tests/matrix',
+                 '--only', rest, '--json', out], tree, timeout=900)
+            found = json.load(open(out)) if os.path.exists(out) else []
+            if not found:
+                raise MutantError(f'"{spec}" picks no matrix boot: fix its "# run:" line')
+            records += found
         elif kind == 'host':
             run(['python3', 'tests/run.py', 'test', '--matrix', '/dev/null', '--host',
                  'build/host/unit', '--filter', rest or 'all', '--json', out], tree,

@@ -1,0 +1,110 @@
+"""Sessions: what a person at the machine would do, done over QMP.
+
+A matrix boot with the flag +session=NAME starts QEMU with a QMP socket,
+and run.py calls NAME(machine) from this file while the boot runs. The
+session types on the guest's keyboard and takes screenshots through
+machine.qmp (tests/qmp.py), watches the serial log with machine.wait_for,
+and records what went wrong with machine.fail. The boot is still judged
+as every boot is (its KTAP report and its debug-exit code); each recorded
+problem is one more reason it failed. A session that raises is a failure
+too, never a crash of the runner.
+
+Rules for a session: type only after the kernel said it is listening
+(GRUB reads keys while its menu shows); bound every wait (wait_for has a
+timeout, and the boot's own timeout is the last word); end the boot by
+asking the kernel to (the shell's `exit`), never by killing QEMU.
+"""
+
+import os
+import re
+import time
+
+from qmp import Qmp, QmpError
+
+PROMPT = 'testbed> '
+
+
+class SessionEnd(Exception):
+    """Raised by require(): the session cannot go on."""
+
+
+class Machine:
+    """A running boot, as a session sees it."""
+
+    def __init__(self, process, socket_path, log_path, deadline):
+        self.process = process
+        self.log_path = log_path
+        self.deadline = deadline
+        self.problems = []
+        self._qmp = None
+        self._socket_path = socket_path
+
+    @property
+    def qmp(self):
+        if self._qmp is None:
+            self._qmp = Qmp(self._socket_path)
+        return self._qmp
+
+    def log(self):
+        """The serial log so far, carriage returns removed."""
+        try:
+            with open(self.log_path, 'rb') as f:
+                return f.read().decode('utf-8', errors='replace').replace('\r', '')
+        except FileNotFoundError:
+            return ''
+
+    def running(self):
+        return self.process.poll() is None
+
+    def wait_for(self, pattern, timeout, after=0):
+        """Wait until the serial log, from offset `after`, matches pattern
+        (a regex, MULTILINE). Returns the match (its .end() is an offset
+        for the next wait), or None on timeout or when QEMU has ended."""
+        regex = re.compile(pattern, re.MULTILINE)
+        until = min(time.monotonic() + timeout, self.deadline)
+        while True:
+            found = regex.search(self.log(), after)
+            if found:
+                return found
+            if not self.running() or time.monotonic() > until:
+                return None
+            time.sleep(0.05)
+
+    def require(self, pattern, timeout, what, after=0):
+        """wait_for, or end the session with "never saw WHAT"."""
+        found = self.wait_for(pattern, timeout, after)
+        if not found:
+            state = 'QEMU had ended' if not self.running() else f'{timeout:g} s'
+            raise SessionEnd(f'never saw {what} ({state})')
+        return found
+
+    def fail(self, message):
+        self.problems.append(message)
+
+    def close(self):
+        if self._qmp is not None:
+            self._qmp.close()
+
+
+def type_command(machine, line, after, timeout=30):
+    """Type line + Enter at the shell prompt, wait for the echo of the
+    line on serial (the shell echoes what it reads), return the offset
+    after the echo."""
+    machine.qmp.send_text(line + '\n')
+    echoed = machine.require(re.escape(PROMPT + line) + r'\s*$', timeout,
+                             f'the shell echo "{line}"', after)
+    return echoed.end()
+
+
+def shell_keyboard(machine):
+    """Type at the shell on whatever keyboard QEMU has (PS/2 on pc and
+    q35, usb-kbd where the topology adds one): a test command whose KTAP
+    report proves every character arrived, then `exit`."""
+    prompt = machine.require(re.escape(PROMPT), 120, 'the shell prompt')
+    after = type_command(machine, 'test vfs', prompt.start())
+    done = machine.require(r'\] test: (\d+) failed', 120,
+                           'the end of "test vfs"', after)
+    if done.group(1) != '0':
+        machine.fail(f'"test vfs" typed at the shell: {done.group(1)} failed')
+    machine.require(re.escape(PROMPT), 10, 'the prompt after the test', done.end())
+    machine.qmp.send_text('exit\n')
