@@ -60,6 +60,7 @@
 #define CMD_RUN         (1u << 0)
 #define CMD_HCRST       (1u << 1)
 #define STS_HCH         (1u << 0)
+#define STS_HSE         (1u << 2)       /* Host System Error */
 #define STS_CNR         (1u << 11)
 
 /* Interrupter 0 in the runtime registers */
@@ -490,9 +491,23 @@ static struct usb_device *enumerate(struct xhci *hc, u32 port)
 	return dev;
 }
 
+/* A controller that reads all ones (gone from the bus) or reports a Host System Error. */
+static bool dead(struct xhci *hc)
+{
+	u32 sts = rd(hc->op, OP_USBSTS);
+
+	if (sts != 0xffffffff && !(sts & STS_HSE))
+		return false;
+	pr_err("xhci: %s: the controller stopped answering (USBSTS 0x%x); ports not scanned\n",
+	       hc->pci->name, sts);
+	return true;
+}
+
 static void scan_ports(struct xhci *hc)
 {
 	for (u32 port = 1; port <= hc->nports; port++) {
+		if (dead(hc))
+			return;
 		u32 v = xhci_portsc(hc, port);
 		if (!(v & PORT_CCS))
 			continue;

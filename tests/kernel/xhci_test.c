@@ -10,6 +10,7 @@
 #include "kstring.h"
 #include "ktest.h"
 #include "pci.h"
+#include "time.h"
 #include "usb_kbd.h"
 #include "xhci.h"
 
@@ -128,6 +129,30 @@ static void command_ring_wraps(struct ktest *t)
 	EXPECT_EQ(t, hc->cmd.pos.cycle, start_cycle ^ (wraps & 1));
 }
 
+/* A controller that does not answer costs a bounded wait and a message, then works again. */
+static void a_halted_controller_times_out_a_command(struct ktest *t)
+{
+	NEED_XHCI(t, hc);
+	volatile u32 *usbcmd = (volatile u32 *)hc->op, *usbsts = (volatile u32 *)(hc->op + 4);
+	*usbcmd &= ~1u;                                 /* R/S off: it halts */
+	u64 deadline = ktime_ns() + 100000000ull;
+	while (!(*usbsts & 1) && ktime_ns() < deadline)
+		;
+	ASSERT_EQ(t, *usbsts & 1, 1);
+	u64 start = ktime_ns();
+	u8 code = xhci_command(hc, 0, TRB_TYPE(TRB_NOOP_CMD), NULL);
+	u64 took = ktime_ns() - start;
+	*usbcmd |= 1u;                                  /* run again */
+	deadline = ktime_ns() + 100000000ull;
+	while ((*usbsts & 1) && ktime_ns() < deadline)
+		;
+	EXPECT_EQ(t, code, 0);                          /* no completion: 0, said, not a hang */
+	EXPECT_LT(t, took, 2000000000ull);
+	ktest_log(t, "the halted controller's command gave up after %llu ms", took / 1000000);
+	/* running again: the stale command completes first, then ours (matched by its TRB) */
+	EXPECT_EQ(t, xhci_command(hc, 0, TRB_TYPE(TRB_NOOP_CMD), NULL), CC_SUCCESS);
+}
+
 static void connected_ports_were_reset_and_enabled(struct ktest *t)
 {
 	NEED_XHCI(t, hc);
@@ -220,6 +245,7 @@ static const struct ktest_case xhci_cases[] = {
 	KTEST(dma_mask_follows_ac64),
 	KTEST(every_dma_address_within_the_mask),
 	KTEST(command_ring_wraps),
+	KTEST(a_halted_controller_times_out_a_command),
 	KTEST(connected_ports_were_reset_and_enabled),
 	KTEST(descriptors_are_sane),
 	KTEST(boot_keyboard_enumerated_and_polled),
