@@ -3,8 +3,9 @@
  *
  * Bring-up, in the order of xHCI 1.2, 4.2 ("Host Controller Initialization"):
  *
- *   1. BIOS/OS handoff (USB Legacy Support capability, 7.1): set OS Owned,
- *      wait (bounded) for the firmware to drop BIOS Owned, turn its SMIs off;
+ *   1. BIOS/OS handoff (USB Legacy Support capability, 7.1.1): set OS Owned,
+ *      wait up to 1 s for the firmware to drop BIOS Owned (then, as Linux's
+ *      quirk_usb_handoff_xhci() does, take it anyway), turn its SMIs off;
  *   2. stop (USBCMD.R/S = 0, wait USBSTS.HCHalted), reset (USBCMD.HCRST,
  *      wait for it and USBSTS.CNR to clear);
  *   3. CONFIG.MaxSlotsEn; the DCBAA (slot n's device context pointer at
@@ -535,10 +536,14 @@ static bool extended_caps(struct xhci *hc)
 		u32 id = v & 0xff;
 		if (id == XCAP_LEGACY && (v & LEGACY_BIOS)) {
 			*(volatile u8 *)(hc->cap + off + 3) = 1;        /* HC OS Owned Semaphore */
-			if (!wait_reg(hc->cap, off, LEGACY_BIOS, 0, HANDOFF_TIMEOUT_NS))
-				return give_up(hc, "the firmware did not let go of it within 1 s "
-					       "(USB legacy support: BIOS Owned stays set)");
-			pr_info("xhci: %s: taken over from the firmware\n", hc->pci->name);
+			if (wait_reg(hc->cap, off, LEGACY_BIOS, 0, HANDOFF_TIMEOUT_NS)) {
+				pr_info("xhci: %s: taken over from the firmware\n", hc->pci->name);
+			} else {
+				/* as Linux's quirk_usb_handoff_xhci(): a firmware that does not answer is broken */
+				pr_warn("xhci: %s: the firmware kept BIOS Owned for 1 s; taking the "
+					"controller anyway\n", hc->pci->name);
+				*(volatile u8 *)(hc->cap + off + 2) = 0;        /* BIOS Owned off */
+			}
 		}
 		if (id == XCAP_LEGACY) {
 			/* SMIs off; write 1 to clear the three event bits */

@@ -46,7 +46,7 @@
 #define XHCI_MAX_DMA         (8 + 4 * XHCI_MAX_SLOTS + 64)  /* allocations tracked */
 #define XHCI_MAX_SCRATCH     60         /* scratchpad buffers we are willing to give */
 
-/* TRB types (xHCI 1.2, table 6-91) */
+/* TRB types (xHCI 1.2, 6.4.6) */
 #define TRB_NORMAL         1
 #define TRB_SETUP          2
 #define TRB_DATA           3
@@ -70,7 +70,7 @@
 #define TRB_TYPE_OF(c)     (((c) >> 10) & 0x3f)
 #define TRB_DIR_IN         (1u << 16)
 
-/* Completion codes (table 6-90) */
+/* Completion codes (xHCI 1.2, 6.4.5) */
 #define CC_SUCCESS         1
 #define CC_SHORT_PACKET    13
 
