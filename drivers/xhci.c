@@ -653,8 +653,14 @@ static bool start(struct xhci *hc, struct pci_dev *d)
 		hc->nports, hc->max_slots, hc->ctx_size, hc->nscratch,
 		mask == DMA_BIT_MASK(64) ? "64-bit" : "32-bit",
 		hc->ac64 && ac64_off ? " (xhci.ac64=off)" : "");
-	/* a port that was just powered or reset by HCRST needs a moment to show its device */
-	u64 settle = ktime_ns() + 50ull * 1000 * 1000;
+	/* ports without power (HCCPARAMS1.PPC: software switches them) get it now */
+	for (u32 port = 1; port <= hc->nports; port++) {
+		u32 v = xhci_portsc(hc, port);
+		if (!(v & PORT_PP))
+			wr(hc->op, OP_PORTSC(port), (v & (PORT_RO | PORT_RWS)) | PORT_PP);
+	}
+	/* a port just powered or reset by HCRST needs a moment to show its device (USB 2.0 7.1.7.3: 100 ms debounce) */
+	u64 settle = ktime_ns() + 100ull * 1000 * 1000;
 	while (ktime_ns() < settle)
 		udelay(1000);
 	scan_ports(hc);
