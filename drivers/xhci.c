@@ -30,7 +30,8 @@
  * (the boot, then the shell): there is no lock.
  *
  * Contexts are 32 bytes, or 64 when HCCPARAMS1.CSZ is set; all offsets into
- * input and device contexts go through ctx() below.
+ * input and device contexts go through xhci_ctx() (xhci.h), as do the
+ * input contexts' contents (xhci_input_address(), xhci_input_interrupt_in()).
  */
 #include "xhci.h"
 #include "cmdline.h"
@@ -205,12 +206,6 @@ static dma_addr_t ring_put(struct xhci_ring *r, u64 param, u32 status, u32 contr
 	return at;
 }
 
-/* Context i (0: input control or slot; dci for endpoints) of a context block. */
-static u32 *ctx(const struct xhci *hc, void *base, u32 i)
-{
-	return (u32 *)((u8 *)base + i * hc->ctx_size);
-}
-
 /* --- events ------------------------------------------------------------------- */
 
 static void handle_event(struct xhci *hc, const struct xhci_trb *e)
@@ -328,19 +323,8 @@ bool usb_configure_interrupt_in(struct usb_device *dev, u8 config_value, u8 ep, 
 
 	if (!ring_alloc(hc, &dev->ep_in, XHCI_XFER_TRBS, "interrupt ring"))
 		return false;
-	memset(dev->in_ctx, 0, PAGE_SIZE);
-	u32 *icc = ctx(hc, dev->in_ctx, 0);
-	icc[1] = 1u << 0 | 1u << dci;                   /* add: slot, the endpoint */
-	u32 *slot = ctx(hc, dev->in_ctx, 1);
-	memcpy(slot, ctx(hc, dev->out_ctx, 0), 16);
-	slot[0] = (slot[0] & ~(0x1fu << 27)) | MAX(dci, (slot[0] >> 27) & 0x1f) << 27;
-	slot[3] = 0;
-	u32 *epc = ctx(hc, dev->in_ctx, 1 + dci);
-	epc[0] = xhci_interval(dev->speed, binterval) << 16;
-	epc[1] = 3u << 1 | 7u << 3 | (u32)mps << 16;    /* CErr 3, type Interrupt IN */
-	epc[2] = (u32)dev->ep_in.dma | 1;               /* dequeue pointer, DCS 1 */
-	epc[3] = (u32)(dev->ep_in.dma >> 32);
-	epc[4] = 8u | (u32)mps << 16;                   /* average TRB length, max ESIT payload */
+	xhci_input_interrupt_in(dev->in_ctx, dev->out_ctx, hc->ctx_size, dci, mps,
+				xhci_interval(dev->speed, binterval), dev->ep_in.dma);
 	u8 code = xhci_command(hc, dev->in_ctx_dma, TRB_TYPE(TRB_CONFIGURE_EP) |
 			       (u32)dev->slot << 24, NULL);
 	if (code != CC_SUCCESS) {
@@ -414,9 +398,9 @@ static bool get_descriptors(struct usb_device *dev)
 	if (mps && mps != ep0_max_packet(dev->speed)) {         /* Evaluate Context with the real size */
 		struct xhci *hc = dev->hc;
 		memset(dev->in_ctx, 0, PAGE_SIZE);
-		ctx(hc, dev->in_ctx, 0)[1] = 1u << 1;
-		memcpy(ctx(hc, dev->in_ctx, 2), ctx(hc, dev->out_ctx, 1), 20);
-		u32 *ep0 = ctx(hc, dev->in_ctx, 2);
+		xhci_ctx(dev->in_ctx, hc->ctx_size, 0)[1] = 1u << 1;           /* evaluate EP0 */
+		u32 *ep0 = xhci_ctx(dev->in_ctx, hc->ctx_size, 2);
+		memcpy(ep0, xhci_ctx(dev->out_ctx, hc->ctx_size, 1), 20);
 		ep0[1] = (ep0[1] & 0xffff) | (u32)mps << 16;
 		if (xhci_command(hc, dev->in_ctx_dma, TRB_TYPE(TRB_EVALUATE_CTX) | (u32)dev->slot << 24,
 				 NULL) != CC_SUCCESS)
@@ -462,16 +446,7 @@ static struct usb_device *enumerate(struct xhci *hc, u32 port)
 	hc->dcbaa[slot] = dev->out_ctx_dma;
 	hc->slots[slot] = dev;
 
-	u32 *icc = ctx(hc, dev->in_ctx, 0);
-	icc[1] = 1u << 0 | 1u << 1;                     /* add: slot context, EP0 */
-	u32 *sc = ctx(hc, dev->in_ctx, 1);
-	sc[0] = speed << 20 | 1u << 27;                 /* route string 0, speed, one context entry */
-	sc[1] = port << 16;                             /* root hub port number */
-	u32 *ep0 = ctx(hc, dev->in_ctx, 2);
-	ep0[1] = 3u << 1 | 4u << 3 | (u32)ep0_max_packet(speed) << 16;  /* CErr 3, type Control */
-	ep0[2] = (u32)dev->ep0.dma | 1;                 /* dequeue pointer, DCS 1 */
-	ep0[3] = (u32)(dev->ep0.dma >> 32);
-	ep0[4] = 8;                                     /* average TRB length */
+	xhci_input_address(dev->in_ctx, hc->ctx_size, speed, port, dev->ep0.dma, ep0_max_packet(speed));
 	code = xhci_command(hc, dev->in_ctx_dma, TRB_TYPE(TRB_ADDRESS_DEVICE) | (u32)slot << 24, NULL);
 	if (code != CC_SUCCESS) {
 		pr_err("xhci: %s: port %u: Address Device failed (code %u)\n", hc->pci->name, port, code);

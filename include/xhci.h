@@ -146,6 +146,67 @@ static inline u32 xhci_interval(u32 speed, u32 binterval)
 	return e;
 }
 
+/* --- contexts (pure) ------------------------------------------------------------- */
+
+/*
+ * Context i of a context block whose contexts are ctx_size bytes (32, or 64
+ * with HCCPARAMS1.CSZ; xHCI 1.2, 6.2). A device context is slot (0), then
+ * endpoint DCI 1..31; an input context is the input control context (0),
+ * then the slot (1), then DCI n at n + 1.
+ */
+static inline u32 *xhci_ctx(void *base, u32 ctx_size, u32 i)
+{
+	return (u32 *)((u8 *)base + i * ctx_size);
+}
+
+#define XHCI_EP_CONTROL      4          /* endpoint context EP Type (6.2.3) */
+#define XHCI_EP_INTERRUPT_IN 7
+
+/* An endpoint context: type, max packet size, Interval, the ring's dequeue pointer with DCS 1. */
+static inline void xhci_ep_ctx(u32 *ep, u32 type, u32 mps, u32 interval, u64 ring, u32 avg_trb)
+{
+	ep[0] = interval << 16;
+	ep[1] = 3u << 1 | type << 3 | mps << 16;        /* CErr 3: retry an error three times */
+	ep[2] = (u32)ring | 1;
+	ep[3] = (u32)(ring >> 32);
+	ep[4] = avg_trb | (type == XHCI_EP_INTERRUPT_IN ? mps << 16 : 0);   /* Max ESIT Payload */
+}
+
+/*
+ * The input context of Address Device (4.3.3): add the slot and EP0; the
+ * slot has the port's speed, one context entry, the root port; EP0 is a
+ * control endpoint of max packet mps on ring ep0_ring. in is zeroed first
+ * (33 contexts).
+ */
+static inline void xhci_input_address(void *in, u32 ctx_size, u32 speed, u32 port, u64 ep0_ring,
+				      u32 mps)
+{
+	__builtin_memset(in, 0, 33 * ctx_size);
+	xhci_ctx(in, ctx_size, 0)[1] = 1u << 0 | 1u << 1;
+	u32 *slot = xhci_ctx(in, ctx_size, 1);
+	slot[0] = speed << 20 | 1u << 27;               /* route string 0, speed, context entries 1 */
+	slot[1] = port << 16;                           /* root hub port number */
+	xhci_ep_ctx(xhci_ctx(in, ctx_size, 2), XHCI_EP_CONTROL, mps, 0, ep0_ring, 8);
+}
+
+/*
+ * The input context of Configure Endpoint (4.3.5) for one interrupt IN
+ * endpoint at DCI dci: add the slot (copied from the device context out,
+ * its context entries raised to dci) and the endpoint.
+ */
+static inline void xhci_input_interrupt_in(void *in, const void *out, u32 ctx_size, u32 dci,
+					   u32 mps, u32 interval, u64 ring)
+{
+	__builtin_memset(in, 0, 33 * ctx_size);
+	xhci_ctx(in, ctx_size, 0)[1] = 1u << 0 | 1u << dci;
+	u32 *slot = xhci_ctx(in, ctx_size, 1);
+	__builtin_memcpy(slot, xhci_ctx((void *)out, ctx_size, 0), 16);
+	u32 entries = (slot[0] >> 27) > dci ? slot[0] >> 27 : dci;
+	slot[0] = (slot[0] & ~(0x1fu << 27)) | entries << 27;
+	slot[3] = 0;                                    /* slot state and address: the controller's */
+	xhci_ep_ctx(xhci_ctx(in, ctx_size, 1 + dci), XHCI_EP_INTERRUPT_IN, mps, interval, ring, 8);
+}
+
 #ifndef HOST_TEST
 
 struct pci_dev;
