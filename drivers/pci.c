@@ -9,6 +9,7 @@
  *   - pci_devs[] is filled once, at boot, and never changes after.
  */
 #include "pci.h"
+#include "mb2.h"
 #include "acpi.h"
 #include "apic.h"
 #include "format.h"
@@ -187,6 +188,26 @@ static void size_bars(struct pci_dev *d)
 	pci_write16(d, 0x04, cmd);
 }
 
+/* pci_sizing() for d, from its BARs' current values (read, never written). */
+static const char *sizing_refused(struct pci_dev *d)
+{
+	u32 nbars = d->header_type == 0 ? 6 : 2, n = 0;
+	u64 bases[6];
+
+	for (u32 i = 0; i < nbars; i++) {
+		u32 lo = pci_read32(d, 0x10 + 4 * i);
+
+		if (lo & 1)
+			continue;                       /* I/O */
+		u64 base = lo & ~0xfu;
+		if (((lo >> 1) & 3) == 2 && i + 1 < nbars)
+			base |= (u64)pci_read32(d, 0x10 + 4 * ++i) << 32;
+		bases[n++] = base;
+	}
+	return pci_sizing(d->class_code, d->subclass, bases, n,
+			  boot_info.has_fb ? boot_info.fb.addr : 0);
+}
+
 static const char *class_name(u8 cls, u8 sub)
 {
 	switch (cls << 8 | sub) {
@@ -224,6 +245,8 @@ static void print_dev(const struct pci_dev *d)
 	pr_info("pci: %s [%04x:%04x] class %02x%02x rev %02x %s%s%s%s\n", d->name, d->vendor,
 		d->device, d->class_code, d->subclass, d->revision,
 		class_name(d->class_code, d->subclass), irq, caps[0] ? " caps " : "", caps);
+	if (d->not_sized)
+		pr_info("pci: %s BARs not sized: %s\n", d->name, d->not_sized);
 	for (u32 i = 0; i < 6; i++) {
 		const struct pci_bar *b = &d->bar[i];
 		if (!b->size)
@@ -270,7 +293,7 @@ static void add_function(u8 bus, u8 slot, u8 fn, u32 depth)
 	snprintf(d->name, sizeof(d->name), "%02x:%02x.%u", bus, slot, fn);
 	d->dma = (struct device){ .name = d->name, .dma_mask = DMA_BIT_MASK(32),
 				  .coherent_dma_mask = DMA_BIT_MASK(32), .node = NODE_ANY };
-	if (d->header_type <= 1)
+	if (d->header_type <= 1 && !(d->not_sized = sizing_refused(d)))
 		size_bars(d);
 	d->cap_msi = pci_find_cap(d, PCI_CAP_MSI, 0);
 	d->cap_msix = pci_find_cap(d, PCI_CAP_MSIX, 0);

@@ -117,6 +117,8 @@ struct boot_info {
  */
 int mb2_parse(const void *buf, size_t avail, struct boot_info *bi);
 
+extern struct boot_info boot_info;      /* this boot's (kernel/main.c) */
+
 /* Entry i of the memory-map tag (0 <= i < bi->mmap_count). */
 struct mb2_mmap_entry mb2_mmap_entry(const struct boot_info *bi, u32 i);
 

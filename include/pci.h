@@ -62,6 +62,7 @@ struct pci_dev {
 	u8 header_type;         /* 0 device, 1 bridge */
 	u8 irq_pin, irq_line;   /* INTA..INTD as 1..4 (0: none); the firmware's line */
 	struct pci_bar bar[6];
+	const char *not_sized;  /* why the BARs were left alone (pci_sizing()), or NULL */
 	u8 cap_msi, cap_msix;   /* config offsets, 0 if absent */
 	struct device dma;      /* the DMA API's view: name, masks, node */
 	char name[16];          /* "00:03.0" */
@@ -105,5 +106,36 @@ void pci_disable_msi(struct pci_dev *d);              /* MSI and MSI-X off */
  * its EOI: the line is level-triggered.
  */
 bool pci_enable_intx(struct pci_dev *d, u8 vector, u32 cpu);
+
+/*
+ * Sizing a BAR means writing all ones to it, with the function's decode
+ * turned off, then its old value back: for that moment the function
+ * answers nowhere. Two kinds are left alone, their BARs not sized:
+ *   - host bridges (class 06/00): their registers at 0x10-0x24 are often
+ *     not BARs at all, and the firmware's SMM code may use what they map
+ *     at any time (Linux keeps their decode on: quirk_mmio_always_on() in
+ *     drivers/pci/quirks.c, for PCI_CLASS_BRIDGE_HOST);
+ *   - the display function whose memory BAR holds the framebuffer that
+ *     fbcon draws on (from another CPU, at any moment): with decode off
+ *     its writes would be lost, with the BAR moved they would land
+ *     elsewhere. A BAR holds fb_addr when its base is the highest at or
+ *     below it, less than 1 GiB below (a display BAR is aligned to its
+ *     size, and none is that big).
+ * Returns why a function is not sized, or NULL to size it; pure.
+ */
+static inline const char *pci_sizing(u8 class_code, u8 subclass, const u64 *mem_bases, u32 n,
+				     u64 fb_addr)
+{
+	u64 best = 0;
+
+	if (class_code == 0x06 && subclass == 0x00)
+		return "a host bridge (the firmware owns its registers)";
+	if (class_code != 0x03 || !fb_addr)
+		return NULL;
+	for (u32 i = 0; i < n; i++)
+		if (mem_bases[i] && mem_bases[i] <= fb_addr && mem_bases[i] > best)
+			best = mem_bases[i];
+	return best && fb_addr - best < (1ULL << 30) ? "the framebuffer console draws through them" : NULL;
+}
 
 #endif

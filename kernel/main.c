@@ -29,6 +29,7 @@
 #include "ktest.h"
 #include "lab.h"
 #include "mb2.h"
+#include "mce.h"
 #include "mm.h"
 #include "memmap.h"
 #include "numa.h"
@@ -191,6 +192,7 @@ void kernel_main(u64 magic, u64 info_phys)
 	apic_init();
 	percpu_init(0, apic_read_id(), numa.cpu_node[0]);   /* the boot CPU's real ID and node */
 	time_calibrate();
+	mce_init_cpu();
 	sched_init();           /* before the first tick: sched_tick() needs a current thread */
 	rcu_init();
 	vfs_init();

@@ -53,6 +53,7 @@
 #include "cpu.h"
 #include "kstring.h"
 #include "mm.h"
+#include "mce.h"
 #include "numa.h"
 #include "page_alloc.h"
 #include "panic.h"
@@ -272,6 +273,7 @@ static void __noreturn ap_main(u32 cpu)
 	write_cr3(bsp_state.cr3);
 	user_cpu_init();
 	apic_init_ap();
+	mce_init_cpu();
 	timer_init_cpu();
 	__atomic_fetch_add(&nr_cpus_online, 1, __ATOMIC_RELAXED);
 	__atomic_store_n(&percpu[cpu].online, true, __ATOMIC_RELEASE);

@@ -96,11 +96,77 @@ def type_command(machine, line, after, timeout=30):
     return echoed.end()
 
 
+def test_then_exit(machine, suite, after):
+    """Type `test SUITE` at the prompt, check that nothing failed, then
+    type `exit`: the KTAP report and the exit code judge the boot."""
+    after = type_command(machine, f'test {suite}', after)
+    done = machine.require(r'\] test: (\d+) failed', 120,
+                           f'the end of "test {suite}"', after)
+    if done.group(1) != '0':
+        machine.fail(f'"test {suite}" typed at the shell: {done.group(1)} failed')
+    machine.require(re.escape(PROMPT), 10, 'the prompt after the test', done.end())
+    machine.qmp.send_text('exit\n')
+
+
 def shell_keyboard(machine):
     """Type at the shell on whatever keyboard QEMU has (PS/2 on pc and
     q35, usb-kbd where the topology adds one): a test command whose KTAP
     report proves every character arrived, then `exit`."""
     prompt = machine.require(re.escape(PROMPT), 120, 'the shell prompt')
+    test_then_exit(machine, 'vfs', prompt.start())
+
+
+def nmi_button(machine):
+    """Press the NMI button (QMP inject-nmi reaches every CPU, as a BMC's
+    does): each CPU reports one unexpected NMI and survives, and the shell
+    still runs the trap suite."""
+    prompt = machine.require(re.escape(PROMPT), 120, 'the shell prompt')
+    online = re.search(r'smp: (\d+) cpus online', machine.log())
+    cpus = int(online.group(1)) if online else 1
+    machine.qmp.command('inject-nmi')
+    last = prompt
+    for cpu in range(cpus):
+        found = machine.require(rf'nmi: CPU {cpu}: 1 unexpected NMI \(no source in port 0x61[^\n]*survived',
+                                20, f'CPU {cpu} report the NMI', prompt.end())
+        last = max(last, found, key=lambda m: m.end())
+    machine.qmp.send_text('\n')        # a fresh prompt after the NMI lines
+    prompt = machine.require(re.escape(PROMPT) + r'$', 10, 'a new prompt', last.end())
+    test_then_exit(machine, 'trap', prompt.start())
+
+
+def inject_mce(machine, cpu, bank, status, mcg_status=0, addr=0, misc=0):
+    """QEMU's HMP `mce` command: put an error in a bank, as the hardware
+    would (an uncorrected one also raises #MC when CR4.MCE is set)."""
+    reply = machine.qmp.command(
+        'human-monitor-command',
+        **{'command-line': f'mce {cpu} {bank} {status:#x} {mcg_status:#x} {addr:#x} {misc:#x}'})
+    if reply.strip():
+        machine.fail(f'QEMU said to mce: {reply.strip()}')
+
+
+MCI_VAL, MCI_UC, MCI_EN, MCI_ADDRV, MCI_PCC = 1 << 63, 1 << 61, 1 << 60, 1 << 58, 1 << 57
+
+
+def machine_check_corrected(machine):
+    """A corrected memory error lands in bank 1 (no #MC for those): the
+    tick's once-a-second poll reports it with its address, and the kernel
+    goes on to run a suite."""
+    prompt = machine.require(re.escape(PROMPT), 120, 'the shell prompt')
+    inject_mce(machine, 0, 1, MCI_VAL | MCI_EN | MCI_ADDRV | 0x9f, addr=0x1234000)
+    found = machine.require(r'mce: CPU 0 bank 1: corrected error found by polling, '
+                            r'status 0x940000000000009f, addr 0x1234000', 10,
+                            'the poll report the corrected error', prompt.end())
+    machine.qmp.send_text('\n')
+    prompt = machine.require(re.escape(PROMPT) + r'$', 10, 'a new prompt', found.end())
+    test_then_exit(machine, 'trap', prompt.start())
+
+
+def machine_check_fatal(machine):
+    """An uncorrected error with the processor context corrupt raises #MC:
+    the kernel reports the bank and panics (the matrix line expects it)."""
+    machine.require(re.escape(PROMPT), 120, 'the shell prompt')
+    inject_mce(machine, 0, 2, MCI_VAL | MCI_UC | MCI_EN | MCI_PCC | 0x17)
+
     after = type_command(machine, 'test vfs', prompt.start())
     done = machine.require(r'\] test: (\d+) failed', 120,
                            'the end of "test vfs"', after)

@@ -15,6 +15,9 @@
  */
 #include "format.h"
 #include "kstring.h"
+#include "fbcon.h"
+#include "font.h"
+#include "mb2.h"
 #include "ktest.h"
 #include "pci.h"
 #include "percpu.h"
@@ -253,6 +256,47 @@ static void narrow_reads_agree_with_dwords(struct ktest *t)
 	ktest_log(t, "%u functions", checked);
 }
 
+/*
+ * The display function fbcon draws through, and every host bridge, kept
+ * their BARs unsized (pci_sizing()); and fbcon still draws after the scan.
+ */
+static void framebuffer_and_host_bridges_left_alone(struct ktest *t)
+{
+	bool fb_owner = false, bridges = false;
+	struct fbcon_info info;
+	struct pci_dev *d;
+
+	for (u32 i = 0; (d = pci_dev_at(i)); i++) {
+		bool host_bridge = d->class_code == 0x06 && d->subclass == 0x00;
+
+		if (host_bridge) {
+			bridges = true;
+			EXPECT_TRUE(t, d->not_sized != NULL);
+		}
+		if (d->class_code == 0x03 && d->not_sized)
+			fb_owner = true;
+		if (d->not_sized)
+			for (u32 b = 0; b < 6; b++)
+				EXPECT_EQ(t, d->bar[b].size, 0);
+	}
+	if (!bridges)
+		ktest_log(t, "no host bridge on this machine");
+	fbcon_get_info(&info);
+	if (!boot_info.has_fb || boot_info.fb.type != MB2_FB_RGB || !info.active)
+		KTEST_SKIP(t, "no pixel framebuffer");
+	EXPECT_TRUE(t, fb_owner);
+	u32 col = info.cols - 1, row = info.rows - 1, wrong = 0;
+	const u8 *glyph = font_glyph('@');
+
+	fbcon_draw_cell(col, row, '@');
+	for (u32 y = 0; y < FONT_HEIGHT; y++)
+		for (u32 x = 0; x < FONT_WIDTH; x++)
+			wrong += fbcon_read_pixel(col * FONT_WIDTH + x, row * FONT_HEIGHT + y) !=
+				 ((glyph[y] & (0x80 >> x)) ? info.fg : info.bg);
+	fbcon_draw_cell(col, row, ' ');
+	EXPECT_EQ(t, wrong, 0);
+}
+
 static const struct ktest_case pci_cases[] = {
 	KTEST(capabilities_are_found),
 	KTEST(command_write_leaves_status_alone),
@@ -262,6 +306,7 @@ static const struct ktest_case pci_cases[] = {
 	KTEST(msix_entry_is_written_and_msi_turned_off),
 	KTEST(msix_table_outside_its_bar_is_refused),
 	KTEST(narrow_reads_agree_with_dwords),
+	KTEST(framebuffer_and_host_bridges_left_alone),
 	{},
 };
 KTEST_SUITE(pci, pci_cases);
