@@ -167,14 +167,6 @@ def machine_check_fatal(machine):
     machine.require(re.escape(PROMPT), 120, 'the shell prompt')
     inject_mce(machine, 0, 2, MCI_VAL | MCI_UC | MCI_EN | MCI_PCC | 0x17)
 
-    after = type_command(machine, 'test vfs', prompt.start())
-    done = machine.require(r'\] test: (\d+) failed', 120,
-                           'the end of "test vfs"', after)
-    if done.group(1) != '0':
-        machine.fail(f'"test vfs" typed at the shell: {done.group(1)} failed')
-    machine.require(re.escape(PROMPT), 10, 'the prompt after the test', done.end())
-    machine.qmp.send_text('exit\n')
-
 
 def type_line(machine):
     """A modern PC whose only keyboard is USB (topology modern-pc: no
