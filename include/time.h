@@ -30,6 +30,9 @@ extern const char *tsc_source;  /* how tsc_khz was found */
  */
 void time_calibrate(void);
 
+/* Whether an 8254 PIT counts here (10 ms of channel 2, measured once). */
+bool time_pit_counts(void);
+
 /* Start this CPU's periodic tick at HZ (hz=, default 1000). Interrupts may then be enabled. */
 void timer_init_cpu(void);
 

@@ -206,6 +206,19 @@ static u64 khz_from_pit(void)
 	return (end - start) / PIT_CALIB_MS;
 }
 
+bool time_pit_counts(void)
+{
+	static int counts = -1;         /* not asked yet */
+
+	if (counts < 0) {
+		u64 flags = irq_save();
+
+		counts = khz_from_pit() != 0;
+		irq_restore(flags);
+	}
+	return counts;
+}
+
 /* A free-running counter that counts up, to measure the TSC against (or the other way round). */
 struct refclock {
 	const char *name;

@@ -168,6 +168,45 @@ def machine_check_fatal(machine):
     inject_mce(machine, 0, 2, MCI_VAL | MCI_UC | MCI_EN | MCI_PCC | 0x17)
 
 
+STAMP = r'\[\s*(\d+\.\d+)\] '
+
+
+def seen_at(machine, pattern, timeout, what, after=0):
+    """require(), polling often, and the host's monotonic time when the
+    line was first seen (within about 5 ms of its arrival)."""
+    regex = re.compile(pattern, re.MULTILINE)
+    until = min(time.monotonic() + timeout, machine.deadline)
+    while True:
+        found = regex.search(machine.log(), after)
+        if found:
+            return found, time.monotonic()
+        if not machine.running() or time.monotonic() > until:
+            raise SessionEnd(f'never saw {what}')
+        time.sleep(0.005)
+
+
+def clock_agrees_with_host(machine):
+    """The kernel's clock against the host's: under TCG the guest's TSC is
+    the host's and QEMU's PM timer and HPET run on host time, so a right
+    calibration makes the kernel's stamps advance as the host's clock
+    does. From the output of `cpus` to the end of `torture 3000` (the
+    typing between them included), the two must agree within 2%; then the
+    time suite runs."""
+    prompt = machine.require(re.escape(PROMPT), 120, 'the shell prompt')
+    machine.qmp.send_text('cpus\n')
+    first, host_start = seen_at(machine, STAMP + r'cpu 0: apic', 10, 'the cpus output',
+                                prompt.end())
+    machine.qmp.send_text('torture 3000\n')
+    last, host_end = seen_at(machine, STAMP + r'torture: reads=', 30, 'the torture line',
+                             first.end())
+    kernel = float(last.group(1)) - float(first.group(1))
+    host = host_end - host_start
+    if not 0.98 <= kernel / host <= 1.02:
+        machine.fail(f'the kernel counted {kernel:.3f} s while the host counted {host:.3f} s')
+    prompt = machine.require(re.escape(PROMPT), 10, 'the prompt after torture', last.end())
+    test_then_exit(machine, 'time', prompt.start())
+
+
 def type_line(machine):
     """A modern PC whose only keyboard is USB (topology modern-pc: no
     i8042): the boot must have found it, and what is typed on it must
