@@ -673,6 +673,11 @@ u32 xhci_count(void)
 	return ncontrollers;
 }
 
+bool xhci_disabled(void)
+{
+	return xhci_off;
+}
+
 bool xhci_ac64_forced_off(void)
 {
 	return ac64_off;

@@ -294,6 +294,7 @@ struct xhci *xhci_get(u32 index);
 const char *xhci_probe_failure(void);
 u32 xhci_found(void);           /* xHCI functions on the PCI bus, usable or not */
 bool xhci_ac64_forced_off(void);        /* xhci.ac64=off was given */
+bool xhci_disabled(void);               /* xhci=off was given */
 
 /* Consume every pending event; returns how many. */
 u32 xhci_poll(struct xhci *hc);

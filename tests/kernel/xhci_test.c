@@ -17,6 +17,8 @@
 #define NEED_XHCI(t, hc)                                                                \
 	if (!xhci_found())                                                              \
 		KTEST_SKIP(t, "no xHCI on the PCI bus");                                \
+	if (xhci_disabled())                                                            \
+		KTEST_SKIP(t, "xhci=off: the controllers are left alone");              \
 	struct xhci *hc = xhci_get(0);                                                  \
 	if (!hc)                                                                        \
 		KTEST_FAIL(t, "an xHCI is there but unusable: %s",                     \
