@@ -83,7 +83,7 @@ $(LAB_OBJ): CFLAGS += -iquote lab
 HOST_MODULES := kernel/format.c kernel/cmdline.c kernel/mb2.c kernel/ksyms.c \
 	kernel/ktest.c kernel/memmap.c $(wildcard kernel/acpi_parse.c kernel/bootmem.c \
 	kernel/page_alloc.c kernel/slab.c kernel/numa.c kernel/cpumask.c \
-	kernel/swiotlb_pool.c kernel/iommu.c drivers/virtqueue.c)
+	kernel/swiotlb_pool.c kernel/iommu.c drivers/virtqueue.c drivers/usb_kbd.c)
 HOST_TESTS   := $(wildcard tests/host/*.c) tests/kernel/ktest_test.c
 HOST_CFLAGS  := -std=gnu11 -O1 -g -Wall -Wextra -Werror -Wno-unused-parameter \
 	-iquote include -fsanitize=address,undefined -fno-sanitize-recover=all \

@@ -12,6 +12,22 @@
 
 #include "types.h"
 
+/*
+ * The keys that are not characters, as the byte sequences every keyboard
+ * driver (kbd.c, usb_kbd.c) hands out for them: the VT100/VT220 escape
+ * sequences a serial terminal sends for the same keys, so one reader
+ * (the shell, a scroll-back) understands all inputs alike.
+ */
+#define KBD_SEQ_UP     "\033[A"
+#define KBD_SEQ_DOWN   "\033[B"
+#define KBD_SEQ_RIGHT  "\033[C"
+#define KBD_SEQ_LEFT   "\033[D"
+#define KBD_SEQ_HOME   "\033[H"
+#define KBD_SEQ_END    "\033[F"
+#define KBD_SEQ_PGUP   "\033[5~"
+#define KBD_SEQ_PGDN   "\033[6~"
+#define KBD_SEQ_DELETE "\033[3~"
+
 void kbd_init(void);            /* drain the controller; quiet if there is none */
 int kbd_getc(void);             /* the next byte, or -1 */
 

@@ -9,7 +9,7 @@
  *     -> memory map (sanitized) -> page tables -> framebuffer console
  *     -> ACPI tables -> NUMA nodes -> boot allocator -> swiotlb pool -> page allocator, slab
  *     -> local APIC, I/O APIC -> clocks -> scheduler -> tick -> other CPUs
- *     -> PCI, drivers (virtio-blk, edu)
+ *     -> PCI, drivers (virtio-blk, edu, xHCI and a USB keyboard)
  *     -> facts -> tests (test=) -> the lab (lab/: story, storm, torture,
  *        benchmarks) -> exit, or the lab's shell, or halt
  *
@@ -45,6 +45,8 @@
 #include "edu.h"
 #include "pci.h"
 #include "virtio_blk.h"
+#include "usb_kbd.h"
+#include "xhci.h"
 #include "swiotlb.h"
 #include "time.h"
 #include "trap.h"
@@ -206,6 +208,8 @@ void kernel_main(u64 magic, u64 info_phys)
 	pci_init();
 	virtio_blk_get();       /* probe the drivers: their lines come with the facts */
 	edu_get();
+	xhci_init();
+	usb_kbd_init();
 	print_facts();
 
 	int failures = 0;

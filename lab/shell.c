@@ -31,6 +31,7 @@
 #include "story.h"
 #include "swiotlb.h"
 #include "torture.h"
+#include "usb_kbd.h"
 #include "vfs.h"
 #include "virtio_blk.h"
 #include "vm.h"
@@ -373,6 +374,8 @@ static int next_byte(void)
 		int c = serial_getc();
 		if (c < 0)
 			c = kbd_getc();
+		if (c < 0)
+			c = usb_kbd_getc();
 		if (c >= 0)
 			return c;
 		msleep(10);
@@ -411,6 +414,8 @@ static void read_line(char *line)
 			if (next_byte() != '[')
 				continue;
 			int k = next_byte();
+			while (k >= '0' && k <= '9')    /* ESC [ 5 ~ and the like: not ours */
+				k = next_byte();
 			if (k == 'A' && back < history_count && back < SHELL_HISTORY) {
 				back++;
 				replace_line(line, &len, history[(history_count - back) % SHELL_HISTORY]);

@@ -205,3 +205,25 @@ def clock_agrees_with_host(machine):
         machine.fail(f'the kernel counted {kernel:.3f} s while the host counted {host:.3f} s')
     prompt = machine.require(re.escape(PROMPT), 10, 'the prompt after torture', last.end())
     test_then_exit(machine, 'time', prompt.start())
+
+
+def type_line(machine):
+    """A modern PC whose only keyboard is USB (topology modern-pc: no
+    i8042): the boot must have found it, and what is typed on it must
+    reach the shell. An unknown command typed with Shift proves the
+    characters and their case arrive (the shell names it back); Page Up,
+    an escape sequence the shell does not use, must leave no trace on the
+    next line; `test xhci` then runs, and `exit` ends the boot with its
+    outcome."""
+    found = machine.require(r'usb: keyboard on \S+ port \d+ \(usb[23]\), boot protocol', 120,
+                            'the "usb: keyboard on" line')
+    prompt = machine.require(re.escape(PROMPT), 120, 'the shell prompt', found.end())
+    after = type_command(machine, 'Usb-Typed_OK!', prompt.start())
+    answer = machine.require(r'shell: no command (\S+); try help', 10,
+                             'the shell naming the typed word', after)
+    if answer.group(1) != 'Usb-Typed_OK!':
+        machine.fail(f'typed "Usb-Typed_OK!", the shell read "{answer.group(1)}"')
+    machine.require(re.escape(PROMPT), 10, 'the prompt after the word', answer.end())
+    machine.qmp.send_keys(['pgup'])
+    time.sleep(0.2)
+    test_then_exit(machine, 'xhci', answer.end())
