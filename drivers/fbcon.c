@@ -11,13 +11,20 @@
  * blue a bit position and a width; pack() puts an 8-bit-per-channel color
  * into that layout.
  *
+ * A QR code (fbcon_draw_qr) is drawn over the top right corner: black
+ * modules on white, QR_QUIET white modules around, each module a square
+ * of 2 to 4 pixels. While it is shown, cells under it are not drawn (their
+ * text stays in cells[][]); the next scroll redraws the whole screen and
+ * so takes the QR code away.
+ *
  * Invariant: 0 <= cur_col < cols and 0 <= cur_row < rows between calls;
- * cells[][] always holds what the screen shows.
+ * cells[][] always holds what the screen shows, except under the QR code.
  */
 #include "fbcon.h"
 #include "font.h"
 #include "kstring.h"
 #include "printk.h"
+#include "qr.h"
 #include "vm.h"
 
 #define MAX_COLS 256
@@ -33,6 +40,7 @@ static u32 cols, rows, cur_col, cur_row;
 static u32 fg, bg;
 static bool text_mode, active;
 static char cells[MAX_ROWS][MAX_COLS];
+static u32 qr_left = ~0u, qr_bottom;    /* pixels covered by the QR code: x >= qr_left, y < qr_bottom */
 
 static u32 pack(u32 rgb)
 {
@@ -61,6 +69,8 @@ void fbcon_draw_cell(u32 col, u32 row, char c)
 		*cell = (u16)VGA_TEXT_ATTR << 8 | (u8)c;
 		return;
 	}
+	if ((col + 1) * FONT_WIDTH > qr_left && row * FONT_HEIGHT < qr_bottom)
+		return;         /* under the QR code */
 	const u8 *glyph = font_glyph((unsigned char)c);
 	u8 *line = vram + (u64)row * FONT_HEIGHT * fb.pitch + (u64)col * FONT_WIDTH * bytes_pp;
 	for (u32 y = 0; y < FONT_HEIGHT; y++, line += fb.pitch)
@@ -92,6 +102,9 @@ static void redraw(void)
 static void scroll(void)
 {
 	u32 by = rows >= 8 ? rows / 4 : 1;
+
+	qr_left = ~0u;          /* the text moves: the QR code goes */
+	qr_bottom = 0;
 
 	for (u32 r = 0; r + by < rows; r++)
 		memcpy(cells[r], cells[r + by], cols);
@@ -198,6 +211,27 @@ bool fbcon_init(const struct mb2_framebuffer *f, bool bios)
 	pr_info("fbcon: %s %ux%u at 0x%llx, %u bpp, %ux%u characters\n",
 		text_mode ? "VGA text" : "framebuffer", fb.width, fb.height,
 		fb.addr, fb.bpp, cols, rows);
+	return true;
+}
+
+bool fbcon_draw_qr(const struct qr_code *qr)
+{
+	u32 modules = (u32)qr->size + 2 * QR_QUIET;
+	u32 scale = MIN(4u, MIN(fb.height / modules, fb.width / 2 / modules));
+	u32 white = pack(0xffffff), black = pack(0);
+
+	if (!active || text_mode || scale < 2)
+		return false;
+	u32 x0 = fb.width - modules * scale;
+	qr_left = x0;           /* first: text printed from now on keeps out */
+	qr_bottom = modules * scale;
+	for (u32 y = 0; y < modules * scale; y++) {
+		u8 *line = vram + (u64)y * fb.pitch + (u64)x0 * bytes_pp;
+		for (u32 x = 0; x < modules * scale; x++)
+			put_pixel(line + x * bytes_pp,
+				  qr_dark(qr, (int)(x / scale) - QR_QUIET, (int)(y / scale) - QR_QUIET)
+					  ? black : white);
+	}
 	return true;
 }
 

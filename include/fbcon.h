@@ -26,6 +26,14 @@ struct fbcon_info {
 
 void fbcon_get_info(struct fbcon_info *info);
 
+/*
+ * Draw a QR code in the top right corner, 2 to 4 pixels a module, with its
+ * quiet zone; it stays until the text scrolls. False in VGA text mode or
+ * without a framebuffer (nothing drawn).
+ */
+struct qr_code;
+bool fbcon_draw_qr(const struct qr_code *qr);
+
 /* Draw c in cell (col, row) directly, and read back a pixel: for tests. */
 void fbcon_draw_cell(u32 col, u32 row, char c);
 u32 fbcon_read_pixel(u32 x, u32 y);

@@ -37,6 +37,7 @@
 #include "percpu.h"
 #include "printk.h"
 #include "rcu.h"
+#include "results.h"
 #include "sched.h"
 #include "serial.h"
 #include "smp.h"
@@ -167,6 +168,9 @@ static void __noreturn tests_done_halt(void)
 
 	smp_stop_others();      /* interrupts off from here; the others halt in their NMI */
 	printk_panic_mode();    /* a stopped CPU may hold the printk lock: don't wait for it */
+	results_begin("tests");
+	results_add_ktest();
+	results_show();
 	pr_info("tests done: %d passed, %d failed, %d skipped; the machine is halted\n",
 		sum->pass, sum->fail + sum->unknown, sum->skip);
 	for (;;) {
