@@ -14,8 +14,8 @@
  * A QR code (fbcon_draw_qr) is drawn over the top right corner: black
  * modules on white, QR_QUIET white modules around, each module a square
  * of 2 to 4 pixels. While it is shown, cells under it are not drawn (their
- * text stays in cells[][]); the next scroll redraws the whole screen and
- * so takes the QR code away.
+ * text stays in cells[][]), through scrolls too, until fbcon_hide_qr()
+ * (the shell calls it on the next key) redraws them.
  *
  * Invariant: 0 <= cur_col < cols and 0 <= cur_row < rows between calls;
  * cells[][] always holds what the screen shows, except under the QR code.
@@ -103,8 +103,6 @@ static void scroll(void)
 {
 	u32 by = rows >= 8 ? rows / 4 : 1;
 
-	qr_left = ~0u;          /* the text moves: the QR code goes */
-	qr_bottom = 0;
 
 	for (u32 r = 0; r + by < rows; r++)
 		memcpy(cells[r], cells[r + by], cols);
@@ -233,6 +231,15 @@ bool fbcon_draw_qr(const struct qr_code *qr)
 					  ? black : white);
 	}
 	return true;
+}
+
+void fbcon_hide_qr(void)
+{
+	if (qr_left == ~0u)
+		return;
+	qr_left = ~0u;
+	qr_bottom = 0;
+	redraw();
 }
 
 void fbcon_get_info(struct fbcon_info *info)

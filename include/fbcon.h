@@ -28,11 +28,12 @@ void fbcon_get_info(struct fbcon_info *info);
 
 /*
  * Draw a QR code in the top right corner, 2 to 4 pixels a module, with its
- * quiet zone; it stays until the text scrolls. False in VGA text mode or
- * without a framebuffer (nothing drawn).
+ * quiet zone; text keeps out of it until fbcon_hide_qr(). False in VGA
+ * text mode or without a framebuffer (nothing drawn).
  */
 struct qr_code;
 bool fbcon_draw_qr(const struct qr_code *qr);
+void fbcon_hide_qr(void);       /* give its corner back to the text */
 
 /* Draw c in cell (col, row) directly, and read back a pixel: for tests. */
 void fbcon_draw_cell(u32 col, u32 row, char c);
