@@ -82,7 +82,7 @@ $(LAB_OBJ): CFLAGS += -iquote lab
 
 # Pure modules that also build for the host, and their unit tests.
 HOST_MODULES := kernel/format.c kernel/cmdline.c kernel/mb2.c kernel/ksyms.c \
-	kernel/ktest.c kernel/memmap.c kernel/qr.c $(wildcard kernel/acpi_parse.c kernel/bootmem.c \
+	kernel/ktest.c kernel/memmap.c kernel/qr.c kernel/logring.c kernel/logview.c $(wildcard kernel/acpi_parse.c kernel/bootmem.c \
 	kernel/page_alloc.c kernel/slab.c kernel/numa.c kernel/cpumask.c \
 	kernel/swiotlb_pool.c drivers/virtqueue.c)
 HOST_TESTS   := $(wildcard tests/host/*.c) tests/kernel/ktest_test.c

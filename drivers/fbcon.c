@@ -17,12 +17,21 @@
  * text stays in cells[][]), through scrolls too, until fbcon_hide_qr()
  * (the shell calls it on the next key) redraws them.
  *
+ * Scroll-back: fbcon_view_scroll() shows a window over the whole log
+ * (printk's ring, cut into rows by kernel/logview.c) instead of the live
+ * grid, with a status line at the bottom; while it shows, new text goes
+ * into cells[][] without being drawn, and fbcon_view_live() draws the live
+ * grid again.
+ *
  * Invariant: 0 <= cur_col < cols and 0 <= cur_row < rows between calls;
  * cells[][] always holds what the screen shows, except under the QR code.
  */
 #include "fbcon.h"
 #include "font.h"
+#include "format.h"
 #include "kstring.h"
+#include "logview.h"
+#include "param.h"
 #include "printk.h"
 #include "qr.h"
 #include "vm.h"
@@ -40,6 +49,10 @@ static u32 cols, rows, cur_col, cur_row;
 static u32 fg, bg;
 static bool text_mode, active;
 static char cells[MAX_ROWS][MAX_COLS];
+static bool viewing;                    /* the scroll-back is on the screen */
+static u32 view_back;                   /* its rows above the bottom of the log */
+static char view_text[LOG_BUF_SIZE];    /* the log, copied for the view */
+static char view_cells[MAX_ROWS * MAX_COLS];
 static u32 qr_left = ~0u, qr_bottom;    /* pixels covered by the QR code: x >= qr_left, y < qr_bottom */
 
 static u32 pack(u32 rgb)
@@ -94,6 +107,8 @@ u32 fbcon_read_pixel(u32 x, u32 y)
 
 static void redraw(void)
 {
+	if (viewing)
+		return;         /* cells[][] is drawn when the view goes */
 	for (u32 r = 0; r < rows; r++)
 		for (u32 c = 0; c < cols; c++)
 			fbcon_draw_cell(c, r, cells[r][c]);
@@ -139,7 +154,8 @@ static void putc(char c)
 		return;
 	}
 	cells[cur_row][cur_col] = c;
-	fbcon_draw_cell(cur_col, cur_row, c);
+	if (!viewing)
+		fbcon_draw_cell(cur_col, cur_row, c);
 	if (++cur_col == cols)
 		newline();
 }
@@ -231,6 +247,49 @@ bool fbcon_draw_qr(const struct qr_code *qr)
 					  ? black : white);
 	}
 	return true;
+}
+
+void fbcon_view_scroll(int delta)
+{
+	char status[MAX_COLS + 1];
+	s64 back = (s64)view_back + delta;
+	size_t n;
+	u32 total;
+
+	if (!active || rows < 2 || (!viewing && delta <= 0))
+		return;         /* nothing below the live screen */
+	if (back <= 0 && delta < 0) {
+		fbcon_view_live();      /* paged down past the bottom */
+		return;
+	}
+	viewing = true;
+	n = printk_log_copy(view_text, sizeof(view_text));
+	total = logview_rows(view_text, n, cols);
+	view_back = logview_render(view_text, n, cols, rows - 1, back < 0 ? 0 : (u32)back,
+				   view_cells);
+	for (u32 r = 0; r + 1 < rows; r++)
+		for (u32 c = 0; c < cols; c++)
+			fbcon_draw_cell(c, r, view_cells[r * cols + c]);
+	snprintf(status, sizeof(status),
+		 "-- log: rows %u-%u of %u; PgUp/PgDn scroll, any other key returns --",
+		 total > rows - 1 + view_back ? total - (rows - 1) - view_back + 1 : 1,
+		 total - view_back, total);
+	for (u32 c = 0; c < cols; c++)
+		fbcon_draw_cell(c, rows - 1, c < strlen(status) ? status[c] : ' ');
+}
+
+void fbcon_view_live(void)
+{
+	if (!viewing)
+		return;
+	viewing = false;
+	view_back = 0;
+	redraw();
+}
+
+bool fbcon_viewing(void)
+{
+	return viewing;
 }
 
 void fbcon_hide_qr(void)

@@ -35,6 +35,16 @@ struct qr_code;
 bool fbcon_draw_qr(const struct qr_code *qr);
 void fbcon_hide_qr(void);       /* give its corner back to the text */
 
+/*
+ * Scroll-back: show the log delta rows further up (delta > 0) or down,
+ * from where the view is (from the bottom if it is not shown); paging
+ * down past the bottom returns to the live screen. fbcon_view_live()
+ * returns to it at once.
+ */
+void fbcon_view_scroll(int delta);
+void fbcon_view_live(void);
+bool fbcon_viewing(void);
+
 /* Draw c in cell (col, row) directly, and read back a pixel: for tests. */
 void fbcon_draw_cell(u32 col, u32 row, char c);
 u32 fbcon_read_pixel(u32 x, u32 y);

@@ -63,4 +63,21 @@ void printk_panic_mode(void);
 /* Copy the last len bytes of the log into buf (NUL-terminated); for tests. */
 size_t printk_log_tail(char *buf, size_t len);
 
+/*
+ * The log kept, whole lines, the newest that fit in len bytes (not
+ * NUL-terminated); returns the bytes copied. For the scroll-back.
+ */
+size_t printk_log_copy(char *buf, size_t len);
+
+/* Bytes kept (from the oldest whole line), bytes ever logged, lines dropped. */
+void printk_log_stats(u64 *kept, u64 *total, u64 *dropped_lines);
+
+/*
+ * dmesg: write the log kept (its last last_lines lines; 0: all of it) to
+ * the enabled consoles, every level, without logging it again; then log
+ * one line "dmesg: N bytes kept of N logged; N older lines dropped (the
+ * log keeps N KiB)".
+ */
+void printk_dump_log(u64 last_lines);
+
 #endif

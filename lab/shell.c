@@ -245,6 +245,16 @@ static bool cmd_test(int argc, char **argv)
 	return true;
 }
 
+static bool cmd_dmesg(int argc, char **argv)
+{
+	u64 lines = 0;
+
+	if (argc > 2 || (argc == 2 && (!number(argv[1], &lines) || !lines)))
+		return false;
+	printk_dump_log(lines);
+	return true;
+}
+
 static bool cmd_bench(int argc, char **argv)
 {
 	if (argc != 2)
@@ -291,6 +301,7 @@ static const struct command commands[] = {
 	{ "pci", "pci", "PCI functions and BARs", cmd_pci },
 	{ "blk", "blk [read SECTOR | write SECTOR BYTE]", "the virtio disk", cmd_blk },
 	{ "test", "test SUITE[,SUITE...]|all", "run KTAP suites", cmd_test },
+	{ "dmesg", "dmesg [LINES]", "the kernel log, or its last LINES lines (on the screen: PgUp/PgDn scroll back)", cmd_dmesg },
 	{ "bench", "bench NAME[,NAME...]|all", "run benchmarks", cmd_bench },
 	{ "story", "story", "the 2.6.14 story again", cmd_story },
 	{ "reboot", "reboot", "reset the machine", cmd_reboot },
@@ -342,17 +353,34 @@ bool shell_execute(const char *line)
 static char history[SHELL_HISTORY][SHELL_LINE_MAX];
 static u32 history_count;
 
+/* Page Up/Down move the screen's view over the log: a page, or half with Shift. */
+static void scroll_back(int key)
+{
+	struct fbcon_info info;
+
+	fbcon_get_info(&info);
+	int step = (int)(info.rows > 4 ? info.rows - 2 : 1) / ((key & KEY_SHIFT) ? 2 : 1);
+	fbcon_view_scroll((key & ~KEY_SHIFT) == KEY_PGUP ? step : -step);
+}
+
 static int next_byte(void)
 {
 	for (;;) {
 		int c = serial_getc();
 		if (c < 0)
 			c = kbd_getc();
-		if (c >= 0) {
-			fbcon_hide_qr();        /* a key: the results' QR code goes */
-			return c;
+		if (c < 0) {
+			msleep(10);
+			continue;
 		}
-		msleep(10);
+		fbcon_hide_qr();        /* a key: the results' QR code goes */
+		if ((c & ~KEY_SHIFT) == KEY_PGUP || (c & ~KEY_SHIFT) == KEY_PGDN) {
+			scroll_back(c);
+			continue;
+		}
+		fbcon_view_live();      /* any other key: back to the live screen */
+		if (c <= 0xff)
+			return c;
 	}
 }
 

@@ -73,3 +73,27 @@ def qr_results(machine):
     png = os.path.join(os.path.dirname(machine.log_path), 'qr_results.png')
     check_qr(machine, done.end(), png, runs[-1] if runs else None)
     machine.qmp.send_text('exit\n')
+
+
+def scroll_back(machine):
+    """Page Up shows the log's view over the screen; Page Down past the
+    bottom gives back exactly the live screen. Then "exit"."""
+    machine.require(re.escape(PROMPT), 120, 'the shell prompt')
+    time.sleep(0.5)
+    logs = os.path.dirname(machine.log_path)
+    shots = [os.path.join(logs, f'scroll_back.{n}.png') for n in ('live', 'up', 'back')]
+    machine.qmp.screendump(shots[0])
+    machine.qmp.send_keys(['pgup'])
+    time.sleep(1)
+    machine.qmp.screendump(shots[1])
+    machine.qmp.send_keys(['shift', 'pgdn'])        # half a page down: still up
+    machine.qmp.send_keys(['pgdn'])
+    machine.qmp.send_keys(['pgdn'])                 # past the bottom: live again
+    time.sleep(1)
+    machine.qmp.screendump(shots[2])
+    live, up, back = (open(path, 'rb').read() for path in shots)
+    if up == live:
+        machine.fail('Page Up did not change the screen')
+    if back != live:
+        machine.fail('Page Down past the bottom did not give back the live screen')
+    machine.qmp.send_text('exit\n')

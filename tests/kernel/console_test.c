@@ -6,7 +6,9 @@
 #include "format.h"
 #include "kstring.h"
 #include "ktest.h"
+#include "logring.h"
 #include "mb2.h"
+#include "param.h"
 #include "printk.h"
 #include "time.h"
 
@@ -91,6 +93,79 @@ static void snprintf_in_the_kernel(struct ktest *t)
 	EXPECT_STREQ(t, buf, "  -42|ab  |0xff|0x0000000000001000");
 }
 
+static char whole_log[LOG_BUF_SIZE];
+
+/*
+ * dmesg's source holds the whole boot, from the banner on, and every line
+ * printed since, shown on the consoles or not: 200 numbered debug lines
+ * (below the console log level) are all there, in order.
+ */
+static void the_log_keeps_every_line_printed(struct ktest *t)
+{
+	u64 kept, total, dropped;
+	char want[48];
+
+	for (int i = 0; i < 200; i++)
+		pr_debug("console_test: kept line %d of 200\n", i);
+	size_t n = printk_log_copy(whole_log, sizeof(whole_log) - 1);
+	whole_log[n] = '\0';
+	printk_log_stats(&kept, &total, &dropped);
+	EXPECT_EQ(t, dropped, 0);               /* a test boot logs far less than the ring */
+	EXPECT_EQ(t, kept, total);
+	EXPECT_TRUE(t, strstr(whole_log, "======== testbed ") != NULL);
+	const char *at = whole_log;
+	for (int i = 0; i < 200 && at; i++) {
+		snprintf(want, sizeof(want), "console_test: kept line %d of 200\n", i);
+		at = strstr(at, want);
+		if (!at)
+			ktest_log(t, "missing: %s", want);
+	}
+	EXPECT_TRUE(t, at != NULL);
+}
+
+/* The same ring code on a small ring: the oldest lines go, counted; the newest stay. */
+static void a_wrapped_log_counts_what_it_dropped(struct ktest *t)
+{
+	static char small[64];
+	struct logring r = { .buf = small, .size = sizeof(small) };
+	char line[32], out[80];
+
+	for (int i = 0; i < 20; i++) {
+		int len = snprintf(line, sizeof(line), "line %02d\n", i);      /* 8 bytes */
+		logring_put(&r, line, (size_t)len);
+	}
+	size_t n = logring_copy(&r, 0, r.total, out, sizeof(out) - 1, NULL);
+	out[n] = '\0';
+	EXPECT_EQ(t, r.dropped_lines, 12);      /* 160 bytes through 64: 8 whole lines stay */
+	EXPECT_STREQ(t, out, "line 12\nline 13\nline 14\nline 15\nline 16\nline 17\n"
+			     "line 18\nline 19\n");
+}
+
+/* Page Up puts the log's view on the screen, with its status line; live again after. */
+static void scroll_back_shows_the_log_view(struct ktest *t)
+{
+	struct fbcon_info fi;
+	u32 wrong = 0;
+
+	fbcon_get_info(&fi);
+	if (!fi.active)
+		KTEST_SKIP(t, "no framebuffer console");
+	if (fi.text_mode)
+		KTEST_SKIP(t, "VGA text mode: no pixels to check");
+	fbcon_view_scroll((int)fi.rows);
+	EXPECT_TRUE(t, fbcon_viewing());
+	/* The status line "-- log: rows ..." starts the bottom row. */
+	const u8 *glyph = font_glyph('-');
+	for (u32 y = 0; y < FONT_HEIGHT; y++)
+		for (u32 x = 0; x < FONT_WIDTH; x++) {
+			u32 want = (glyph[y] & (0x80 >> x)) ? fi.fg : fi.bg;
+			wrong += fbcon_read_pixel(x, (fi.rows - 1) * FONT_HEIGHT + y) != want;
+		}
+	fbcon_view_scroll(-(int)fi.rows * 100);  /* past the bottom: live */
+	EXPECT_FALSE(t, fbcon_viewing());
+	EXPECT_EQ(t, wrong, 0);
+}
+
 static const struct ktest_case console_cases[] = {
 	KTEST(log_keeps_what_printk_said),
 	KTEST(every_line_has_a_fixed_width_timestamp),
@@ -98,6 +173,9 @@ static const struct ktest_case console_cases[] = {
 	KTEST(framebuffer_shows_the_glyph),
 	KTEST(uefi_boot_has_a_framebuffer),
 	KTEST(snprintf_in_the_kernel),
+	KTEST(the_log_keeps_every_line_printed),
+	KTEST(a_wrapped_log_counts_what_it_dropped),
+	KTEST(scroll_back_shows_the_log_view),
 	{},
 };
 KTEST_SUITE(console, console_cases);
