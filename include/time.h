@@ -134,15 +134,123 @@ static inline u64 time_hpet_hz(u32 period_fs)
 	return period_fs ? 1000000000000000ULL / period_fs : 0;
 }
 
+/* What CPUID says about the TSC's rate: the raw registers, for time_cpuid_khz(). */
+struct cpuid_tsc {
+	bool intel;                     /* "GenuineIntel": leaves 0x15/0x16 are Intel's */
+	u32 max_leaf;                   /* CPUID.0:EAX */
+	u32 family, model;              /* with the extended family and model folded in */
+	u32 eax15, ebx15, ecx15;        /* crystal ratio denominator, numerator, crystal Hz */
+	u32 eax16;                      /* bits 15:0: the processor's base frequency, MHz */
+};
+
+void time_read_cpuid(struct cpuid_tsc *c);     /* this CPU's, for time_cpuid_khz() */
+
 /*
- * CPUID 0x15: EBX/EAX is the TSC/crystal ratio, ECX the crystal in Hz.
- * Trusted only when all three are there; 0 otherwise.
+ * Crystals of the family-6 models whose CPUID 0x15 gives the ratio but
+ * ECX 0, as Linux's native_calibrate_tsc() (arch/x86/kernel/tsc.c)
+ * listed them from v4.10 (2017): Skylake and Kaby Lake client 24 MHz,
+ * Goldmont 19.2 MHz, Denverton (Goldmont-X) 25 MHz. Since Daniel Drake's
+ * "x86/tsc: Use CPUID.0x16 to calculate missing crystal frequency" (v5.2,
+ * May 2019) Linux keeps only Denverton and derives the rest from leaf
+ * 0x16; we keep the table, then fall back to leaf 0x16.
  */
-static inline u64 time_cpuid15_khz(u32 eax, u32 ebx, u32 ecx)
+static inline u32 time_known_crystal_khz(u32 family, u32 model)
 {
-	if (!eax || !ebx || !ecx)
+	if (family != 6)
 		return 0;
-	return (u64)ecx * ebx / eax / 1000;
+	switch (model) {
+	case 0x4e: case 0x5e:           /* Skylake mobile, desktop */
+	case 0x8e: case 0x9e:           /* Kaby Lake (and Coffee Lake) mobile, desktop */
+		return 24000;
+	case 0x5c:                      /* Goldmont (Apollo Lake) */
+		return 19200;
+	case 0x5f:                      /* Goldmont-X (Denverton) */
+		return 25000;
+	}
+	return 0;
+}
+
+/*
+ * The TSC rate CPUID gives, in kHz, or 0. *exact is true when it is the
+ * hardware's own statement (leaf 0x15 with a crystal from ECX or from the
+ * model table: Linux's X86_FEATURE_TSC_KNOWN_FREQ), false when it is the
+ * base frequency of leaf 0x16, close to the TSC rate on Intel parts since
+ * Skylake but only nominal, so time_calibrate() measures it again.
+ */
+/*
+ * Leaf 0x15: EBX/EAX is the TSC/crystal ratio, ECX the crystal in Hz
+ * (Intel SDM vol. 2A, CPUID, "Time Stamp Counter and Nominal Core Crystal
+ * Clock Information Leaf").
+ */
+static inline u64 time_cpuid_khz(const struct cpuid_tsc *c, bool *exact)
+{
+	*exact = false;
+	if (!c->intel)
+		return 0;
+	if (c->max_leaf >= 0x15 && c->eax15 && c->ebx15) {
+		u64 crystal_khz = c->ecx15 ? c->ecx15 / 1000 : time_known_crystal_khz(c->family, c->model);
+
+		if (crystal_khz) {
+			*exact = true;
+			return crystal_khz * c->ebx15 / c->eax15;
+		}
+	}
+	if (c->max_leaf >= 0x16 && (c->eax16 & 0xffff))
+		return (u64)(c->eax16 & 0xffff) * 1000;
+	return 0;
+}
+
+/*
+ * TSC-deadline mode loses interrupts on some Intel parts with old
+ * microcode (Haswell, Broadwell, Skylake, Kaby Lake errata): one lost
+ * deadline and that CPU's tick never comes again. The lowest microcode
+ * revision with the fix, per family-6 model and stepping, as Linux lists
+ * it in arch/x86/kernel/apic/apic.c's deadline_match[] (added in 2017,
+ * v4.13's apic_check_deadline_errata(); v5.8 made the check decide between
+ * deadline and periodic mode, apic_validate_deadline_timer()). 0: no
+ * erratum known; ~0: no fixed microcode for that stepping.
+ */
+static inline u32 time_deadline_min_microcode(u32 family, u32 model, u32 stepping)
+{
+	if (family != 6)
+		return 0;
+	switch (model) {
+	case 0x3f:                                      /* Haswell-X */
+		return stepping == 2 ? 0x3a : stepping == 4 ? 0x0f : ~0U;
+	case 0x4f:                                      /* Broadwell-X */
+		return 0x0b000020;
+	case 0x56:                                      /* Broadwell-D (Xeon D) */
+		switch (stepping) {
+		case 2: return 0x00000011;
+		case 3: return 0x0700000e;
+		case 4: return 0x0f00000c;
+		case 5: return 0x0e000003;
+		}
+		return ~0U;
+	case 0x55:                                      /* Skylake-X */
+		return stepping == 3 ? 0x01000136 : stepping == 4 ? 0x02000014 :
+		       stepping >= 5 ? 0 : ~0U;
+	case 0x3c: return 0x22;                         /* Haswell */
+	case 0x45: return 0x20;                         /* Haswell-L */
+	case 0x46: return 0x17;                         /* Haswell-G */
+	case 0x3d: return 0x25;                         /* Broadwell */
+	case 0x47: return 0x17;                         /* Broadwell-G */
+	case 0x4e: case 0x5e: return 0xb2;              /* Skylake-L, Skylake */
+	case 0x8e: case 0x9e: return 0x52;              /* Kaby Lake-L, Kaby Lake */
+	}
+	return 0;
+}
+
+/*
+ * The error bound of a measurement, in parts per million: each end is a
+ * careful sample whose true moment lies within half its bracket, so the
+ * span is off by at most (bracket0 + bracket1) / 2 of span ticks.
+ */
+static inline u64 time_error_ppm(u64 bracket0, u64 bracket1, u64 span)
+{
+	if (!span)
+		return ~0ULL;
+	return (bracket0 + bracket1) / 2 * 1000000 / span;
 }
 
 #endif

@@ -93,4 +93,12 @@ bool fault_catch(void (*fn)(void *), void *arg, struct fault_info *info);
 /* Print the frame's registers and backtrace, then stop the machine. */
 void __noreturn trap_panic(struct trap_frame *f);
 
+/*
+ * NMIs that came in unasked (not smp_stop_others()'s): counted per CPU by
+ * the handler, reported by that CPU's next tick with trap_report_nmis().
+ */
+void trap_report_nmis(void);
+u64 trap_nmis_seen(u32 cpu);
+u64 trap_nmis_reported(u32 cpu);
+
 #endif

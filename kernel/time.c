@@ -7,19 +7,26 @@
  * 128-bit product (struct tsc_scale in time.h): no division, no overflow.
  *
  * Calibration, twice:
- *   time_init(), before anything else exists: CPUID 0x15 if it states the
- *     frequency, else 10 ms of the 8254 PIT's channel 2 (its gate and
- *     output are in port 0x61, so a one-shot countdown can be watched).
+ *   time_init(), before anything else exists: CPUID if it states the
+ *     frequency (leaf 0x15's crystal x ratio, the crystal from ECX or, where
+ *     ECX is 0, from the model table of time_known_crystal_khz()), else
+ *     CPUID 0x16's base frequency as an estimate, else 10 ms of the 8254
+ *     PIT's channel 2 (its gate and output are in port 0x61, so a one-shot
+ *     countdown can be watched), else 1 GHz assumed.
  *   time_calibrate(), once ACPI has said what the machine has: the first
  *     source in this list that works,
- *       1. CPUID 0x15, crystal x ratio, when all three numbers are there;
+ *       1. CPUID 0x15, when it stated the frequency (nothing measures better);
  *       2. the HPET's main counter (ACPI HPET table; period in fs);
  *       3. the ACPI PM timer (FADT; 3.579545 MHz, 24 or 32 bits, wraps);
  *       4. the PIT again;
- *     counting TSC ticks against a free-running counter for 10 ms. The
- *     two ends are careful readings: of 20, the one with the two TSC reads
- *     around it closest together, timed at their midpoint. Then the local
- *     APIC timer (divide 16) is measured against the TSC the same way.
+ *     counting TSC ticks against a free-running counter for 10 ms (40 or
+ *     160 ms when the reads are too slow for 0.2%). The two ends are careful
+ *     readings: of 20, the one with the two TSC reads around it closest
+ *     together, timed at their midpoint. No bound depends on the early
+ *     estimate, which may be far off: a reference is dead when STUCK_READS
+ *     reads in a row return the same count, and the precision is judged
+ *     against the span measured. Then the local APIC timer (divide 16) is
+ *     measured against the now calibrated TSC the same way.
  *
  * The tick. timer_init_cpu() starts HZ interrupts a second on its CPU, on
  * VEC_LAPIC_TIMER: in TSC-deadline mode (re-armed each tick, one WRMSR)
@@ -45,6 +52,7 @@
 #include "apic.h"
 #include "cmdline.h"
 #include "cpu.h"
+#include "kstring.h"
 #include "param.h"
 #include "percpu.h"
 #include "printk.h"
@@ -60,10 +68,12 @@
 #define PIT_CMD         0x43
 #define PORT_B          0x61            /* bit 0: ch2 gate, bit 1: speaker, bit 5: ch2 out */
 #define FALLBACK_KHZ    1000000         /* 1 GHz, if every source fails */
+#define MSR_BIOS_SIGN_ID 0x8b           /* bits 63:32: the microcode revision loaded */
 
-#define CALIB_MS        10              /* each measurement of time_calibrate() */
-#define CALIB_GIVE_UP_MS 1000           /* a reference that has not counted by then is dead */
-#define SAMPLE_MAX_US   50              /* the narrowest of SAMPLE_TRIES brackets must be this */
+#define CALIB_MS        10              /* each measurement of time_calibrate(), at first */
+#define CALIB_TRIES     3               /* 10, 40, 160 ms: until the error bound is met */
+#define CALIB_MAX_PPM   2000            /* 0.2%: the error bound a measurement must meet */
+#define STUCK_READS     100000          /* this many equal reads in a row: the counter is dead */
 #define SAMPLE_TRIES    20              /* readings per careful sample */
 
 #define PM_TIMER_HZ     3579545         /* ACPI PM timer: a third of the 10.74 MHz NTSC clock */
@@ -77,6 +87,8 @@
 
 u64 tsc_khz;
 const char *tsc_source = "none";
+static u64 boot_tsc;                    /* the TSC when time_init() set the first rate */
+static u64 calib_error_ppm = ~0ULL;     /* of khz_against()'s last result; ~0: not measured so */
 static struct tsc_scale scale;
 
 /* hz=100..10000: timer interrupts per second on each CPU. */
@@ -121,15 +133,36 @@ void udelay(u64 us)
 
 /* --- frequency sources ----------------------------------------------------------- */
 
+void time_read_cpuid(struct cpuid_tsc *c)
+{
+	u32 a, b, cx, d, fms;
+
+	*c = (struct cpuid_tsc){ 0 };
+	cpuid(0, 0, &c->max_leaf, &b, &cx, &d);
+	c->intel = b == 0x756e6547 && d == 0x49656e69 && cx == 0x6c65746e;     /* GenuineIntel */
+	cpuid(1, 0, &fms, &b, &cx, &d);
+	c->family = (fms >> 8) & 0xf;
+	c->model = (fms >> 4) & 0xf;
+	if (c->family == 0xf)
+		c->family += (fms >> 20) & 0xff;
+	if (c->family >= 6)
+		c->model |= ((fms >> 16) & 0xf) << 4;
+	if (c->max_leaf >= 0x15)
+		cpuid(0x15, 0, &c->eax15, &c->ebx15, &c->ecx15, &d);
+	if (c->max_leaf >= 0x16)
+		cpuid(0x16, 0, &c->eax16, &a, &cx, &d);
+}
+
+/* CPUID's statement of the TSC rate (leaf 0x15), or 0: time_calibrate()'s first source. */
 static u64 khz_from_cpuid(void)
 {
-	u32 max, a, b, c, d;
+	struct cpuid_tsc c;
+	bool exact;
+	u64 khz;
 
-	cpuid(0, 0, &max, &b, &c, &d);
-	if (max < 0x15)
-		return 0;
-	cpuid(0x15, 0, &a, &b, &c, &d);
-	return time_cpuid15_khz(a, b, c);
+	time_read_cpuid(&c);
+	khz = time_cpuid_khz(&c, &exact);
+	return exact ? khz : 0;
 }
 
 /*
@@ -139,10 +172,12 @@ static u64 khz_from_cpuid(void)
  * drives OUT2 low when the count is written, so a countdown that is over
  * within PIT_MIN_POLLS reads never ran (a real one takes thousands: each
  * read of port 0x61 takes a microsecond or more); one that is not over
- * after PIT_GIVE_UP_TSC cycles (0.1 s at 5 GHz, 0.5 s at 1 GHz) never ends.
+ * after PIT_GIVE_UP_TSC cycles never ends: 33 ms at 6 GHz, 200 ms at
+ * 1 GHz, the slowest TSC an x86-64 machine without a PIT has. There is no
+ * other clock yet to bound it with.
  */
 #define PIT_MIN_POLLS   100
-#define PIT_GIVE_UP_TSC (500ULL * 1000 * 1000)
+#define PIT_GIVE_UP_TSC (200ULL * 1000 * 1000)
 
 static u64 khz_from_pit(void)
 {
@@ -188,10 +223,10 @@ struct span {
  * A reading of rc and the TSC at that moment: the TSC is read just before
  * and just after, and of SAMPLE_TRIES readings the one with the narrowest
  * bracket is kept (its midpoint is then at most half that far off; under
- * TCG a device read can take tens of microseconds). False if even the
- * narrowest was wider than SAMPLE_MAX_US.
+ * TCG a device read can take tens of microseconds). Returns that bracket,
+ * in TSC cycles.
  */
-static bool sample(const struct refclock *rc, u64 *tsc, u64 *value)
+static u64 sample(const struct refclock *rc, u64 *tsc, u64 *value)
 {
 	u64 best = ~0ULL;
 
@@ -206,47 +241,63 @@ static bool sample(const struct refclock *rc, u64 *tsc, u64 *value)
 			*value = v;
 		}
 	}
-	return best <= tsc_khz * SAMPLE_MAX_US / 1000;
+	return best;
 }
 
 /*
  * Watch rc until it has advanced at least min_ticks and the TSC at least
  * min_tsc, between two careful samples. In between, plain readings keep
- * count of the wraps. False if that did not happen within
- * CALIB_GIVE_UP_MS (by the early TSC estimate) or no careful sample could
- * be taken.
+ * count of the wraps. False if rc stopped: STUCK_READS reads in a row gave
+ * the same count (a bound in reads of the counter itself, not in time by
+ * a TSC rate that may be wrong). *error_ppm: how far off the span may be.
  */
-static bool watch(const struct refclock *rc, u64 min_ticks, u64 min_tsc, struct span *out)
+static bool watch(const struct refclock *rc, u64 min_ticks, u64 min_tsc, struct span *out,
+		  u64 *error_ppm)
 {
-	u64 t0, t1, prev, v;
+	u64 t0, t1, prev, v, bracket0, bracket1;
 	u64 ticks = 0;
+	u32 same = 0;
 
-	if (!sample(rc, &t0, &prev))
-		return false;
+	bracket0 = sample(rc, &t0, &prev);
 	while (ticks < min_ticks || rdtsc() - t0 < min_tsc) {
-		if (rdtsc() - t0 > tsc_khz * CALIB_GIVE_UP_MS)
-			return false;
 		v = rc->read();
+		if (v == prev && ++same >= STUCK_READS)
+			return false;
+		if (v != prev)
+			same = 0;
 		ticks += time_counter_delta(prev, v, rc->bits);
 		prev = v;
 	}
-	if (!sample(rc, &t1, &v))
-		return false;
+	bracket1 = sample(rc, &t1, &v);
 	ticks += time_counter_delta(prev, v, rc->bits);
 	*out = (struct span){ ticks, t1 - t0 };
+	*error_ppm = time_error_ppm(bracket0, bracket1, t1 - t0);
 	return true;
 }
 
-/* TSC kHz from CALIB_MS of the reference rc, or 0 if it does not count. */
+/*
+ * TSC kHz from CALIB_MS of the reference rc (4 and 16 times that when the
+ * error bound is above CALIB_MAX_PPM), or 0 if it does not count.
+ */
 static u64 khz_against(const struct refclock *rc)
 {
+	u64 ms = CALIB_MS, error_ppm = 0;
 	struct span s;
 
-	if (!watch(rc, rc->hz * CALIB_MS / 1000, 0, &s)) {
-		pr_warn("time: the %s gave no steady count; not used\n", rc->name);
-		return 0;
+	for (int i = 0; i < CALIB_TRIES; i++, ms *= 4) {
+		if (!watch(rc, rc->hz * ms / 1000, 0, &s, &error_ppm)) {
+			pr_warn("time: the %s stopped counting (%u equal reads); not used\n",
+				rc->name, STUCK_READS);
+			return 0;
+		}
+		if (error_ppm <= CALIB_MAX_PPM) {
+			calib_error_ppm = error_ppm;
+			return time_khz_from_ratio(s.tsc, s.ticks, rc->hz);
+		}
 	}
-	return time_khz_from_ratio(s.tsc, s.ticks, rc->hz);
+	pr_warn("time: the %s reads too slowly for a %u ppm bound (%llu ppm in %llu ms); not used\n",
+		rc->name, CALIB_MAX_PPM, error_ppm, ms / 4);
+	return 0;
 }
 
 static volatile u8 *hpet;
@@ -322,15 +373,20 @@ static const struct {
 
 void time_init(void)
 {
-	u64 khz = khz_from_cpuid();
-	const char *source = "cpuid 0x15";
+	struct cpuid_tsc c;
+	const char *source;
+	bool exact;
+	u64 khz;
 
+	time_read_cpuid(&c);
+	khz = time_cpuid_khz(&c, &exact);
+	source = exact ? "cpuid 0x15" : "cpuid 0x16";
 	if (!khz) {
 		khz = khz_from_pit();
 		source = "pit";
 	}
 	if (!khz) {
-		pr_warn("time: no CPUID 0x15 and no PIT counting (none, or gated off); "
+		pr_warn("time: no TSC rate from CPUID and no PIT counting (none, or gated off); "
 			"assuming %u kHz until calibrated\n", FALLBACK_KHZ);
 		khz = FALLBACK_KHZ;
 		source = "fallback";
@@ -340,8 +396,25 @@ void time_init(void)
 		khz = FALLBACK_KHZ;
 		source = "fallback";
 	}
+	boot_tsc = rdtsc();
 	set_tsc_khz(khz, source);
 	pr_info("time: TSC %llu.%03llu MHz (%s)\n", khz / 1000, khz % 1000, tsc_source);
+}
+
+/*
+ * After an early estimate more than 2% off: the stamps so far ran on it,
+ * so say how long the boot really took up to here.
+ */
+static void report_early_error(u64 early_khz, const char *early_source)
+{
+	u64 off = early_khz > tsc_khz ? early_khz - tsc_khz : tsc_khz - early_khz;
+	u64 cycles = rdtsc() - boot_tsc;
+
+	if (off * 50 <= tsc_khz)
+		return;
+	pr_info("time: the early %s rate was %llu%% off: the stamps above are in its "
+		"units (%llu ms of them are %llu ms)\n", early_source, off * 100 / tsc_khz,
+		cycles / early_khz, cycles / tsc_khz);
 }
 
 /* --- the local APIC timer -------------------------------------------------------- */
@@ -361,18 +434,51 @@ static u64 measure_apic_timer_khz(void)
 {
 	struct refclock rc = { "local APIC timer", 0, 32, apic_timer_up };
 	struct span s;
+	u64 error_ppm;
 	bool ok;
 
 	apic_timer_oneshot(0xffffffff);
-	ok = watch(&rc, 0, tsc_khz * CALIB_MS, &s);
+	ok = watch(&rc, 0, tsc_khz * CALIB_MS, &s, &error_ppm);
 	apic_timer_stop();
 	return ok ? time_khz_from_ratio(s.ticks, s.tsc, tsc_khz * 1000) : 0;
+}
+
+/* The microcode revision the boot CPU runs (IA32_BIOS_SIGN_ID after a CPUID 1). */
+static u32 microcode_revision(void)
+{
+	u32 a, b, c, d;
+
+	wrmsr(MSR_BIOS_SIGN_ID, 0);
+	cpuid(1, 0, &a, &b, &c, &d);
+	return rdmsr(MSR_BIOS_SIGN_ID) >> 32;
+}
+
+/*
+ * TSC-deadline mode only where no erratum can lose a deadline: a
+ * hypervisor emulates it (as Linux trusts it there); on Intel hardware
+ * the microcode must be at least time_deadline_min_microcode()'s.
+ */
+static bool deadline_is_safe(void)
+{
+	u32 need, have;
+
+	if (cpu_info.hypervisor || strcmp(cpu_info.vendor, "GenuineIntel"))
+		return true;
+	need = time_deadline_min_microcode(cpu_info.family, cpu_info.model, cpu_info.stepping);
+	if (!need)
+		return true;
+	have = microcode_revision();
+	if (have >= need)
+		return true;
+	pr_warn("time: TSC-deadline mode can lose interrupts on this CPU with microcode 0x%x "
+		"(fixed in 0x%x): periodic mode\n", have, need);
+	return false;
 }
 
 /* What every CPU's tick will be: the mode, and its period in that mode's units. */
 static void choose_tick(void)
 {
-	if (cpu_info.tsc_deadline) {
+	if (cpu_info.tsc_deadline && deadline_is_safe()) {
 		tick_mode = "tsc-deadline";
 		tsc_per_tick = tsc_khz * 1000 / hz;
 		return;
@@ -386,9 +492,12 @@ static void choose_tick(void)
 void time_calibrate(void)
 {
 	u64 flags = irq_save();
+	u64 early_khz = tsc_khz;
+	const char *early_source = tsc_source;
 	u64 khz = 0;
 
 	for (size_t i = 0; i < ARRAY_SIZE(tsc_references) && !khz; i++) {
+		calib_error_ppm = ~0ULL;
 		khz = tsc_references[i].khz();
 		if (khz && !khz_believable(khz)) {
 			pr_warn("time: %s says the TSC runs at %llu kHz; not believed\n",
@@ -398,7 +507,16 @@ void time_calibrate(void)
 		if (khz)
 			set_tsc_khz(khz, tsc_references[i].name);
 	}
-	pr_info("time: TSC %llu.%03llu MHz (%s)\n", tsc_khz / 1000, tsc_khz % 1000, tsc_source);
+	if (!khz)
+		pr_warn("time: no reference counted; the TSC rate stays the early %s one\n",
+			tsc_source);
+	if (khz && calib_error_ppm != ~0ULL)
+		pr_info("time: TSC %llu.%03llu MHz (%s, within %llu ppm)\n", tsc_khz / 1000,
+			tsc_khz % 1000, tsc_source, calib_error_ppm);
+	else
+		pr_info("time: TSC %llu.%03llu MHz (%s)\n", tsc_khz / 1000, tsc_khz % 1000,
+			tsc_source);
+	report_early_error(early_khz, early_source);
 	apic_timer_khz = measure_apic_timer_khz();
 	choose_tick();
 	irq_restore(flags);
@@ -534,6 +652,7 @@ static void tick(struct trap_frame *f)
 	struct timer_queue *q = &timer_queues[me->cpu];
 
 	me->ticks++;
+	trap_report_nmis();
 	if (tsc_per_tick)
 		arm_next_deadline(q);
 	run_timers(q);

@@ -6,7 +6,11 @@
  * gates switch to their IST stacks. trap_dispatch() then decides:
  *
  *   NMI from smp_stop_others() (a panic)        -> halt this CPU for good
- *   any other NMI                               -> trap_panic()
+ *   any other NMI (a BMC's NMI button, a PCI    -> counted, its reason read
+ *     SERR#, an I/O channel check, a watchdog)     from port 0x61 and cleared,
+ *                                                 reported by the next tick;
+ *                                                 the CPU goes on (nmi=panic:
+ *                                                 trap_panic())
  *   exception (0-31) with a fault_catch() armed -> unwind to the catcher
  *   exception                                   -> trap_panic()
  *   vector >= 32 with a handler                -> the handler, then, leaving
@@ -32,6 +36,8 @@
 #include "user.h"
 #include "vm.h"
 #include "x86.h"
+#include "cmdline.h"
+#include "ksyms.h"
 
 struct idt_gate {
 	u16 offset_low;
@@ -55,6 +61,83 @@ void kjmp_resume(struct kjmp *buf) __noreturn;
 static struct idt_gate idt[256] __aligned(16);
 static trap_handler_t handlers[256];
 static bool warned_vector[256];
+
+/*
+ * NMIs nobody asked for. On a PC the chipset raises one for a PCI SERR# or
+ * an I/O channel check and says which in port 0x61 (bits 7 and 6; writing
+ * bit 2 or 3 high clears and masks that source, low again re-arms it); a
+ * BMC's NMI button or a watchdog leaves both bits clear. Linux's
+ * default_do_nmi() (arch/x86/kernel/nmi.c) reads the same port, clears the
+ * source and goes on ("Dazed and confused, but trying to continue"),
+ * unless told to panic. The handler only counts and clears: printing from
+ * an NMI could wait on a lock the interrupted code holds, so the CPU's
+ * next tick reports (trap_report_nmis()).
+ */
+#define PORT_B          0x61
+#define PORT_B_SERR     0x80            /* read: SERR# asserted */
+#define PORT_B_IOCHK    0x40            /* read: IOCHK# asserted */
+#define PORT_B_SERR_OFF 0x04            /* write: clear and mask SERR# */
+#define PORT_B_IOCHK_OFF 0x08           /* write: clear and mask IOCHK# */
+
+static int nmi_panic;
+PARAM_CHOICE("nmi", nmi_panic, "report", "panic");
+
+struct nmi_count {
+	u64 seen;                       /* NMIs taken on this CPU (smp_stop's aside) */
+	u64 reported;                   /* of them, reported by a tick */
+	u8 reason;                      /* port 0x61 at the last one */
+	u64 rip;                        /* where the last one came in */
+} __aligned(64);
+
+static struct nmi_count nmi_counts[MAX_CPUS];
+
+u64 trap_nmis_seen(u32 cpu)
+{
+	return cpu < MAX_CPUS ? __atomic_load_n(&nmi_counts[cpu].seen, __ATOMIC_ACQUIRE) : 0;
+}
+
+u64 trap_nmis_reported(u32 cpu)
+{
+	return cpu < MAX_CPUS ? __atomic_load_n(&nmi_counts[cpu].reported, __ATOMIC_ACQUIRE) : 0;
+}
+
+static void unexpected_nmi(struct trap_frame *f)
+{
+	struct nmi_count *n = &nmi_counts[smp_processor_id()];
+	u8 reason = inb(PORT_B);
+
+	if (reason != 0xff && (reason & (PORT_B_SERR | PORT_B_IOCHK))) {
+		u8 off = (reason & PORT_B_SERR ? PORT_B_SERR_OFF : 0) |
+			 (reason & PORT_B_IOCHK ? PORT_B_IOCHK_OFF : 0);
+
+		outb(PORT_B, (reason & 0x0f) | off);    /* bits 7-4 read-only; 1 = speaker/gate as were */
+		outb(PORT_B, reason & 0x0f & ~off);
+	}
+	n->reason = reason;
+	n->rip = f->rip;
+	__atomic_fetch_add(&n->seen, 1, __ATOMIC_RELEASE);
+}
+
+/* From this CPU's tick (interrupts off, no NMI handler running here): say what came in. */
+void trap_report_nmis(void)
+{
+	struct nmi_count *n = &nmi_counts[smp_processor_id()];
+	u64 seen = __atomic_load_n(&n->seen, __ATOMIC_ACQUIRE);
+	const char *why, *where;
+	u64 off, size;
+
+	if (seen == n->reported)
+		return;
+	why = n->reason == 0xff ? "no port 0x61 to say why" :
+	      n->reason & PORT_B_SERR ? "PCI SERR#, cleared" :
+	      n->reason & PORT_B_IOCHK ? "I/O channel check, cleared" :
+	      "no source in port 0x61: an NMI button, a watchdog or an IPI";
+	where = ksym_lookup(n->rip, &off, &size);
+	pr_warn("nmi: CPU %u: %llu unexpected NMI%s (%s; the last in %s+0x%llx); survived\n",
+		smp_processor_id(), seen - n->reported, seen - n->reported == 1 ? "" : "s",
+		why, where ? where : "?", where ? off : n->rip);
+	__atomic_store_n(&n->reported, seen, __ATOMIC_RELEASE);
+}
 
 static const char *const exception_names[32] = {
 	[0] = "divide error (#DE)",
@@ -199,7 +282,10 @@ static void dispatch(struct trap_frame *f)
 	if (v == VEC_NMI) {
 		if (smp_stop_requested())
 			smp_halt_this_cpu();    /* another CPU panicked (smp_stop_others) */
-		trap_panic(f);
+		if (nmi_panic)
+			trap_panic(f);
+		unexpected_nmi(f);
+		return;
 	}
 	if (v < VEC_FIRST_IRQ) {
 		if (trap_from_user(f)) {

@@ -10,6 +10,7 @@
 #include "acpi.h"
 #include "bench.h"
 #include "cmdline.h"
+#include "debugexit.h"
 #include "dma.h"
 #include "edu.h"
 #include "fbcon.h"
@@ -234,11 +235,15 @@ static bool cmd_blk(int argc, char **argv)
 	return false;
 }
 
+/* Failed cases of the last `test` command: what a bare `exit` reports. */
+static int last_test_failed;
+
 static bool cmd_test(int argc, char **argv)
 {
 	if (argc != 2)
 		return false;
-	printk("test: %d failed\n", ktest_run(argv[1]));
+	last_test_failed = ktest_run(argv[1]);
+	printk("test: %d failed\n", last_test_failed);
 	results_begin("tests");         /* and as a QR code, to take home */
 	results_add_ktest();
 	results_show();
@@ -279,6 +284,30 @@ static bool cmd_reboot(int argc, char **argv)
 	return true;
 }
 
+/*
+ * exit [pass|fail]: leave QEMU through isa-debug-exit, by default with the
+ * outcome of the last `test` (pass when none ran). This is how a test that
+ * types at the shell ends its boot (tests/sessions.py); on a machine
+ * without the device it says so and the shell goes on.
+ */
+static bool cmd_exit(int argc, char **argv)
+{
+	enum debugexit_code code = last_test_failed ? EXIT_FAIL : EXIT_PASS;
+
+	if (argc > 2)
+		return false;
+	if (argc == 2 && !strcmp(argv[1], "pass"))
+		code = EXIT_PASS;
+	else if (argc == 2 && !strcmp(argv[1], "fail"))
+		code = EXIT_FAIL;
+	else if (argc == 2)
+		return false;
+	printk("exit: %s\n", code == EXIT_PASS ? "pass" : "fail");
+	debugexit(code);
+	printk("exit: no debug-exit device here (not QEMU, or no -device isa-debug-exit)\n");
+	return true;
+}
+
 static bool cmd_poweroff(int argc, char **argv)
 {
 	if (argc != 1)
@@ -306,6 +335,7 @@ static const struct command commands[] = {
 	{ "story", "story", "the 2.6.14 story again", cmd_story },
 	{ "reboot", "reboot", "reset the machine", cmd_reboot },
 	{ "poweroff", "poweroff", "power off (ACPI S5)", cmd_poweroff },
+	{ "exit", "exit [pass|fail]", "leave QEMU (isa-debug-exit); default: the last test's outcome", cmd_exit },
 };
 
 static bool cmd_help(int argc, char **argv)

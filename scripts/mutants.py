@@ -11,6 +11,8 @@ it, and where to run:
     # run: host rcu                 (or the host unit tests, with a selection)
     # run: check-rcu                (or make check-rcu, optionally with a world: 2 2 2)
     # run: story+nodebugexit test=boot   (a topology may carry matrix flags)
+    # run: matrix shell-keyboard    (or boots of tests/matrix, as listed: firmware,
+                                     flags and sessions included; names or globs)
     # timeout: 20                   (optional: seconds for its boots, default 45)
     --- a/kernel/rcu.c
     +++ b/kernel/rcu.c
@@ -121,7 +123,7 @@ def copy_tree(tree):
         shutil.copy2(source, os.path.join(tree, path))
     shutil.copytree(os.path.join(ROOT, 'build'), os.path.join(tree, 'build'),
                     symlinks=True, ignore=shutil.ignore_patterns(
-                        'mutants', 'logs', 'disks', 'vars', 'plots'))
+                        'mutants', 'logs', 'disks', 'vars', 'plots', 'qmp'))
 
 
 def run(cmd, tree, timeout=None):
@@ -163,6 +165,13 @@ def run_tests(tree, name, headers):
                             'suite': 'check-rcu' if violation else '', 'case':
                             'violation' if violation else 'binary', 'boot': 'check-rcu',
                             'reason': violation or (done.stderr.strip() or '?')[-100:]})
+        elif kind == 'matrix':
+            run(['python3', 'tests/run.py', 'test', '--matrix', 'tests/matrix',
+                 '--only', rest, '--json', out], tree, timeout=900)
+            found = json.load(open(out)) if os.path.exists(out) else []
+            if not found:
+                raise MutantError(f'"{spec}" picks no matrix boot: fix its "# run:" line')
+            records += found
         elif kind == 'host':
             run(['python3', 'tests/run.py', 'test', '--matrix', '/dev/null', '--host',
                  'build/host/unit', '--filter', rest or 'all', '--json', out], tree,

@@ -85,6 +85,8 @@ KERNEL_ELF = 'build/kernel.elf'
 LOG_DIR = 'build/logs'
 VARS_DIR = 'build/vars'
 DISK_DIR = 'build/disks'
+QMP_DIR = 'build/qmp'
+SESSION_GRACE = 5           # seconds a boot may run on after its session failed
 GDB_HELPERS = 'scripts/gdb/testbed.py'    # tb-cpus, tb-rq, tb-rcu, tb-swiotlb
 
 # OVMF firmware: code and variable-store templates, best pair first.
@@ -145,6 +147,7 @@ class Boot:
     alone: bool = False  # run with nothing else running (after the others)
     debugexit: bool = True  # False (+nodebugexit): no isa-debug-exit, as on hardware
     args: str = ''      # kernel command line
+    session: str = ''   # +session=NAME: tests/sessions.py's NAME drives it over QMP
 
 
 @dataclasses.dataclass
@@ -211,6 +214,7 @@ TOPO_REQUIRED = ('machine', 'memory', 'smp', 'firmware')
 MACHINES = ('pc', 'q35')
 FIRMWARES = ('bios', 'uefi')
 BOOT_FLAGS = ('usb', 'alone', 'nodebugexit')
+SESSION_FLAG = re.compile(r'session=(\w+)')
 
 
 def parse_topology(name, text, where=None):
@@ -271,7 +275,7 @@ def parse_expect(column, where):
     flags = set()
     while True:
         head, plus, tail = column.rpartition('+')
-        if not plus or tail not in BOOT_FLAGS:
+        if not plus or not (tail in BOOT_FLAGS or SESSION_FLAG.fullmatch(tail)):
             break
         flags.add(tail)
         column = head
@@ -287,7 +291,8 @@ def parse_expect(column, where):
     if kind == 'fail' and re.fullmatch(r'[\w-]+\.[\w-]+', arg):
         return kind, arg, flags
     raise SetupError(f'{where}: expect "{column}" is not pass, '
-                     'panic:REGEX or fail:SUITE.CASE (optionally +usb, +alone, +nodebugexit)')
+                     'panic:REGEX or fail:SUITE.CASE (optionally +usb, '
+                     '+alone, +nodebugexit, +session=NAME)')
 
 
 def parse_matrix(text, where='matrix'):
@@ -322,11 +327,16 @@ def parse_matrix(text, where='matrix'):
             raise SetupError(f'{here}: timeout "{timeout}" is not a '
                              'positive number of seconds')
         kind, target, flags = parse_expect(expect, here)
+        sessions = [SESSION_FLAG.fullmatch(f).group(1) for f in flags
+                    if SESSION_FLAG.fullmatch(f)]
+        if len(sessions) > 1:
+            raise SetupError(f'{here}: more than one +session=')
         names.add(name)
         boots.append(Boot(name=name, topology=topo, firmware=firmware,
                           timeout=seconds, kind=kind, target=target,
                           usb='usb' in flags, alone='alone' in flags,
                           debugexit='nodebugexit' not in flags,
+                          session=sessions[0] if sessions else '',
                           args=fields[5] if len(fields) > 5 else ''))
     return boots
 
@@ -793,11 +803,13 @@ def single_verdict(name, reasons, sections):
     return verdict
 
 
-def judge_boot(boot, topo, rc, log_text, qemu_text='', log_name='log'):
+def judge_boot(boot, topo, rc, log_text, qemu_text='', log_name='log',
+               session_problems=()):
     """Decide whether one matrix boot did what its line expects.
 
     rc is QEMU's exit status, None when the timeout killed it; qemu_text
-    is what QEMU itself printed.
+    is what QEMU itself printed; session_problems are what a +session=
+    boot's session found wrong (each a reason the boot failed).
     """
     lines, start = kernel_lines(log_text)
     report = read_ktap(lines, start)
@@ -812,6 +824,7 @@ def judge_boot(boot, topo, rc, log_text, qemu_text='', log_name='log'):
                for line in missing_lines(lines, topo.expect)]
     if not boot.debugexit:
         missing += halted_line_problems(lines, report)
+    missing += [f'session {boot.session}: {p}' for p in session_problems]
     if boot.kind == 'pass':
         verdict = judge_cases(boot.name, report, outcome, words, sections,
                               missing)
@@ -1115,56 +1128,92 @@ def boot_command(qemu, topo, firmware, accel, usb, args, serial, display,
 
 
 def run_boot(boot, topo, qemu, accel):
-    """Run one matrix boot to its end (or its timeout) and judge it."""
+    """Run one matrix boot to its end (or its timeout) and judge it.
+
+    A +session=NAME boot also gets a QMP socket, and tests/sessions.py's
+    NAME runs beside it (typing keys, taking screenshots) until it returns
+    or QEMU ends; what it found wrong fails the boot."""
     log = os.path.join(LOG_DIR, f'{boot.name}.log')
     qemu_log = os.path.join(LOG_DIR, f'{boot.name}.qemu.log')
     if os.path.exists(os.path.join(ROOT, log)):
         os.remove(os.path.join(ROOT, log))
     cmd = boot_command(qemu, topo, boot.firmware, accel, boot.usb, boot.args,
                        f'file:{log}', 'none', boot.name, boot.debugexit)
+    socket_path = None
+    if boot.session:
+        socket_path = os.path.join(ROOT, QMP_DIR, f'{boot.name}.sock')
+        os.makedirs(os.path.dirname(socket_path), exist_ok=True)
+        if os.path.exists(socket_path):
+            os.remove(socket_path)
+        cmd += ['-qmp', f'unix:{os.path.relpath(socket_path, ROOT)},server=on,wait=off']
     started = time.monotonic()
+    problems = []
     with open(os.path.join(ROOT, qemu_log), 'w') as out:
         out.write(shlex.join(cmd) + '\n')
         out.flush()
+        machine = subprocess.Popen(cmd, cwd=ROOT, stdin=subprocess.DEVNULL,
+                                   stdout=out, stderr=subprocess.STDOUT)
+        deadline = started + boot.timeout
+        if boot.session:
+            problems = run_session(boot, machine, socket_path,
+                                   os.path.join(ROOT, log), started)
+            if problems:        # it went wrong: no need to wait for the timeout
+                deadline = min(deadline, time.monotonic() + SESSION_GRACE)
         if boot.debugexit:
             try:
-                rc = subprocess.run(cmd, cwd=ROOT, stdin=subprocess.DEVNULL,
-                                    stdout=out, stderr=subprocess.STDOUT,
-                                    timeout=boot.timeout).returncode
+                rc = machine.wait(timeout=max(0.1, deadline - time.monotonic()))
             except subprocess.TimeoutExpired:
                 rc = None
         else:
-            rc = run_until_halted(cmd, out, log, boot.timeout)
+            rc = wait_until_halted(machine, log, deadline)
+        if rc is None:
+            machine.kill()
+            machine.wait()
     elapsed = time.monotonic() - started
+    if socket_path and os.path.exists(socket_path):
+        os.remove(socket_path)
     qemu_text = read_text(qemu_log).split('\n', 1)[-1]
-    verdict = judge_boot(boot, topo, rc, read_text(log), qemu_text, log)
+    judged = boot
+    if rc is None and deadline < started + boot.timeout:    # cut short
+        judged = dataclasses.replace(boot, timeout=round(elapsed))
+    verdict = judge_boot(judged, topo, rc, read_text(log), qemu_text, log,
+                         problems)
     verdict.elapsed = elapsed
     return verdict
 
 
-def run_until_halted(cmd, out, log, timeout):
-    """Run QEMU until the serial log shows the halted line, then kill it.
+def wait_until_halted(machine, log, deadline):
+    """Wait for the serial log's halted line, for a boot without the
+    debug-exit device, which cannot end QEMU. Returns QEMU's exit status if
+    QEMU ended by itself (a triple fault), else None: the caller kills it
+    (after the halted line, or at the deadline: the log tells which)."""
+    while time.monotonic() < deadline:
+        if machine.poll() is not None:
+            return machine.returncode
+        if HALTED.search(read_text(log)):
+            return None
+        time.sleep(0.25)
+    return None
 
-    For a boot without the debug-exit device, which cannot end QEMU: its
-    exit status is QEMU's own if QEMU ended by itself (a triple fault),
-    else None (killed after the halted line, or after the timeout: the log
-    tells which).
-    """
-    machine = subprocess.Popen(cmd, cwd=ROOT, stdin=subprocess.DEVNULL,
-                               stdout=out, stderr=subprocess.STDOUT)
-    deadline = time.monotonic() + timeout
+
+def run_session(boot, machine, socket_path, log_path, started):
+    """Run the boot's session; return the problems it recorded."""
+    sys.path.insert(0, os.path.join(ROOT, TESTS_DIR))
+    import sessions     # tests/sessions.py, imported only when a boot needs it
+    session = getattr(sessions, boot.session, None)
+    if session is None:
+        return [f'no function {boot.session} in tests/sessions.py']
+    live = sessions.Machine(machine, socket_path, log_path,
+                            deadline=started + boot.timeout)
     try:
-        while time.monotonic() < deadline:
-            if machine.poll() is not None:
-                return machine.returncode
-            if HALTED.search(read_text(log)):
-                break
-            time.sleep(0.25)
-        return None
+        session(live)
+    except sessions.SessionEnd as end:
+        live.fail(str(end))
+    except Exception as error:      # a broken session is a failure, not a crash
+        live.fail(f'{type(error).__name__}: {error}')
     finally:
-        if machine.poll() is None:
-            machine.kill()
-            machine.wait()
+        live.close()
+    return live.problems
 
 
 def run_host(path, selection=None):
@@ -1247,8 +1296,9 @@ def list_boots(boots, hosts):
     for path in hosts:
         print(f'host {path}')
     for b in boots:
-        expect = b.kind + (f':{b.target}' if b.target else '') + \
-            (' +usb' if b.usb else '') + (' +alone' if b.alone else '')
+        expect = (b.kind + (f':{b.target}' if b.target else '')
+                  + (' +usb' if b.usb else '') + (' +alone' if b.alone else '')
+                  + (f' +session={b.session}' if b.session else ''))
         print(f'boot {b.name}: {b.topology} {b.firmware} {b.timeout:g} s '
               f'{expect} {b.args}')
 

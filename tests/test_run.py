@@ -400,8 +400,11 @@ class ConfigTest(unittest.TestCase):
             u   single uefi 1.5 pass+usb
             p   single bios 60  panic:^\s+\[<[0-9a-f]+>\]+usb test=panic
             s   story  bios 90  pass+alone+usb test=rcu_claims
+            k   single bios 90  pass+session=shell_keyboard+usb story=off
         '''))
-        self.assertEqual([b.name for b in boots], ['a', 'u', 'p', 's'])
+        self.assertEqual([b.name for b in boots], ['a', 'u', 'p', 's', 'k'])
+        self.assertEqual((boots[4].session, boots[4].usb, boots[0].session),
+                         ('shell_keyboard', True, ''))
         self.assertEqual((boots[3].alone, boots[3].usb, boots[0].alone),
                          (True, True, False))
         self.assertEqual(boots[0].args, 'test=all  foo=1')
@@ -417,6 +420,8 @@ class ConfigTest(unittest.TestCase):
                'a single bios -1 pass',
                'a single bios 60 pas',
                'a single bios 60 pass+ubs',
+               'a single bios 60 pass+session=',
+               'a single bios 60 pass+session=a+session=b',
                'a single bios 60 fail:nodot',
                'a single bios 60 panic:(',
                'a single bios 60 pass\na single bios 60 pass']

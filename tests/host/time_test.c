@@ -117,12 +117,84 @@ static void hpet_period(struct ktest *t)
 	EXPECT_EQ(t, time_hpet_hz(0), 0);
 }
 
-static void cpuid15_needs_all_three(struct ktest *t)
+#define SKYLAKE_DESKTOP 0x5e
+
+/* Leaf 0x15 with a stated crystal is exact; without one, only a known model makes it so. */
+static void cpuid_states_the_tsc_rate(struct ktest *t)
 {
-	EXPECT_EQ(t, time_cpuid15_khz(2, 216, 24000000), 2592000);      /* 24 MHz x 108 */
-	EXPECT_EQ(t, time_cpuid15_khz(1, 100, 0), 0);                   /* crystal not stated */
-	EXPECT_EQ(t, time_cpuid15_khz(0, 100, 24000000), 0);
-	EXPECT_EQ(t, time_cpuid15_khz(2, 0, 24000000), 0);
+	struct cpuid_tsc c = { .intel = true, .max_leaf = 0x16, .family = 6, .model = 0x8f,
+			       .eax15 = 2, .ebx15 = 216, .ecx15 = 24000000, .eax16 = 2600 };
+	bool exact;
+
+	EXPECT_EQ(t, time_cpuid_khz(&c, &exact), 2592000);              /* 24 MHz x 108 */
+	EXPECT_TRUE(t, exact);
+	c.ecx15 = 0;                                                    /* crystal not stated */
+	EXPECT_EQ(t, time_cpuid_khz(&c, &exact), 2600000);              /* leaf 0x16's base */
+	EXPECT_FALSE(t, exact);
+	c.model = SKYLAKE_DESKTOP;                                      /* 24 MHz by the table */
+	EXPECT_EQ(t, time_cpuid_khz(&c, &exact), 2592000);
+	EXPECT_TRUE(t, exact);
+	c.model = 0x5c;                                                 /* Goldmont: 19.2 MHz */
+	c.eax15 = 1;
+	c.ebx15 = 100;
+	EXPECT_EQ(t, time_cpuid_khz(&c, &exact), 1920000);
+	EXPECT_TRUE(t, exact);
+	c.model = 0x5f;                                                 /* Denverton: 25 MHz */
+	EXPECT_EQ(t, time_cpuid_khz(&c, &exact), 2500000);
+	c.family = 15;                                                  /* the table is family 6's */
+	EXPECT_EQ(t, time_cpuid_khz(&c, &exact), 2600000);
+	EXPECT_FALSE(t, exact);
+}
+
+static void cpuid_rate_needs_its_leaves(struct ktest *t)
+{
+	struct cpuid_tsc c = { .intel = true, .max_leaf = 0x16, .family = 6, .model = SKYLAKE_DESKTOP,
+			       .eax15 = 0, .ebx15 = 216, .ecx15 = 24000000, .eax16 = 0 };
+	bool exact = true;
+
+	EXPECT_EQ(t, time_cpuid_khz(&c, &exact), 0);                    /* no ratio, no base */
+	EXPECT_FALSE(t, exact);
+	c.eax15 = 2;
+	c.ebx15 = 0;
+	EXPECT_EQ(t, time_cpuid_khz(&c, &exact), 0);
+	c.ebx15 = 216;
+	c.max_leaf = 0x14;                                              /* leaves not there */
+	c.eax16 = 2600;
+	EXPECT_EQ(t, time_cpuid_khz(&c, &exact), 0);
+	c.max_leaf = 0x16;
+	c.eax16 = 0xabcd0000;                                           /* only bits 15:0 count */
+	c.eax15 = 0;
+	EXPECT_EQ(t, time_cpuid_khz(&c, &exact), 0);
+	c.eax16 = 0x12340a28;
+	EXPECT_EQ(t, time_cpuid_khz(&c, &exact), 2600000);
+	c.intel = false;                                                /* AMD: leaves are Intel's */
+	c.eax15 = 2;
+	EXPECT_EQ(t, time_cpuid_khz(&c, &exact), 0);
+}
+
+/* The microcode a deadline-mode tick needs, as Linux's deadline_match[] lists it. */
+static void deadline_errata_by_model(struct ktest *t)
+{
+	EXPECT_EQ(t, time_deadline_min_microcode(6, 0x5e, 3), 0xb2);       /* Skylake */
+	EXPECT_EQ(t, time_deadline_min_microcode(6, 0x9e, 10), 0x52);      /* Kaby/Coffee Lake */
+	EXPECT_EQ(t, time_deadline_min_microcode(6, 0x3f, 2), 0x3a);       /* Haswell-EP */
+	EXPECT_EQ(t, time_deadline_min_microcode(6, 0x3f, 4), 0x0f);       /* Haswell-EX */
+	EXPECT_EQ(t, time_deadline_min_microcode(6, 0x3f, 1), ~0U);        /* no fix known */
+	EXPECT_EQ(t, time_deadline_min_microcode(6, 0x56, 5), 0x0e000003); /* Xeon D */
+	EXPECT_EQ(t, time_deadline_min_microcode(6, 0x55, 4), 0x02000014); /* Skylake-X */
+	EXPECT_EQ(t, time_deadline_min_microcode(6, 0x55, 7), 0);          /* Cascade Lake */
+	EXPECT_EQ(t, time_deadline_min_microcode(6, 0x55, 2), ~0U);
+	EXPECT_EQ(t, time_deadline_min_microcode(6, 0x97, 2), 0);          /* Alder Lake */
+	EXPECT_EQ(t, time_deadline_min_microcode(0x19, 0x3c, 1), 0);        /* not family 6 */
+}
+
+/* The error bound: half of both brackets, over the span. */
+static void error_bound_of_a_span(struct ktest *t)
+{
+	EXPECT_EQ(t, time_error_ppm(2600, 2600, 26000000), 100);        /* 1 us each end of 10 ms */
+	EXPECT_EQ(t, time_error_ppm(130000, 0, 26000000), 2500);
+	EXPECT_EQ(t, time_error_ppm(0, 0, 26000000), 0);
+	EXPECT_EQ(t, time_error_ppm(1, 1, 0), ~0ULL);
 }
 
 static const struct ktest_case time_math_cases[] = {
@@ -135,7 +207,10 @@ static const struct ktest_case time_math_cases[] = {
 	KTEST(ratios_at_calibration_sizes),
 	KTEST(ratio_without_overflow),
 	KTEST(hpet_period),
-	KTEST(cpuid15_needs_all_three),
+	KTEST(cpuid_states_the_tsc_rate),
+	KTEST(cpuid_rate_needs_its_leaves),
+	KTEST(error_bound_of_a_span),
+	KTEST(deadline_errata_by_model),
 	{},
 };
 KTEST_SUITE(time_math, time_math_cases);

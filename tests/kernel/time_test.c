@@ -66,7 +66,7 @@ static u64 wait_for(volatile u32 *flag, u32 want, u64 max_ticks)
 
 static void clock_is_calibrated(struct ktest *t)
 {
-	static const char *const sources[] = { "cpuid 0x15", "hpet", "pm timer", "pit" };
+	static const char *const sources[] = { "cpuid 0x15", "hpet", "pm timer", "pit", "cpuid 0x16" };
 	bool known = false;
 
 	for (size_t i = 0; i < ARRAY_SIZE(sources); i++)
@@ -82,13 +82,13 @@ static void clock_is_calibrated(struct ktest *t)
 /* CPUID 0x15 outranks everything; without it, a machine with an HPET table uses the HPET. */
 static void best_reference_won(struct ktest *t)
 {
-	u32 max, a, b, c, d;
+	struct cpuid_tsc c;
+	bool exact;
 
-	cpuid(0, 0, &max, &b, &c, &d);
-	if (max >= 0x15) {
-		cpuid(0x15, 0, &a, &b, &c, &d);
-		if (time_cpuid15_khz(a, b, c))
-			KTEST_SKIP(t, "CPUID 0x15 states the TSC frequency");
+	time_read_cpuid(&c);
+	if (time_cpuid_khz(&c, &exact) && exact) {
+		EXPECT_STREQ(t, tsc_source, "cpuid 0x15");
+		KTEST_SKIP(t, "CPUID 0x15 states the TSC frequency");
 	}
 	if (!acpi.has_hpet)
 		KTEST_SKIP(t, "no HPET table");

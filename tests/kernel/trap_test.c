@@ -6,12 +6,15 @@
  * faulting instruction, and for the double fault, that the handler ran on
  * its own IST stack.
  */
+#include "apic.h"
 #include "cpu.h"
 #include "ktest.h"
 #include "param.h"
 #include "percpu.h"
 #include "sched.h"
+#include "time.h"
 #include "trap.h"
+#include "x86.h"
 #include "vm.h"
 
 extern char boot_stack_guard[], boot_stack_bottom[];
@@ -224,6 +227,34 @@ static void catches_nest(struct ktest *t)
 	EXPECT_EQ(t, outer.vector, VEC_UD);
 }
 
+/* Wait (bounded by 2 s of TSC time) until *counter(cpu) reaches want. */
+static bool reaches(u64 (*counter)(u32), u32 cpu, u64 want)
+{
+	u64 end = rdtsc() + tsc_khz * 2000;
+
+	while (counter(cpu) < want && (s64)(rdtsc() - end) < 0)
+		cpu_relax();
+	return counter(cpu) >= want;
+}
+
+/*
+ * An NMI nobody asked for (here one this CPU sends itself, as a BMC's
+ * button would send it) is counted, reported by the next tick, and the
+ * CPU goes on: this case returning is the proof.
+ */
+static void an_unasked_nmi_is_survived(struct ktest *t)
+{
+	u32 cpu = smp_processor_id();
+	u64 before = trap_nmis_seen(cpu);
+
+	if (!(read_rflags() & RFLAGS_IF))
+		KTEST_SKIP(t, "interrupts are off: no tick to report it");
+	apic_send_nmi(this_cpu()->apic_id);
+	ASSERT_TRUE(t, reaches(trap_nmis_seen, cpu, before + 1));
+	EXPECT_TRUE(t, reaches(trap_nmis_reported, cpu, before + 1));
+	EXPECT_EQ(t, trap_nmis_seen(cpu), trap_nmis_reported(cpu));
+}
+
 static const struct ktest_case trap_cases[] = {
 	KTEST(page_fault_on_guard_page),
 	KTEST(page_fault_on_null),
@@ -237,6 +268,7 @@ static const struct ktest_case trap_cases[] = {
 	KTEST(software_interrupt_reaches_handler),
 	KTEST(device_vectors_are_given_back),
 	KTEST(catches_nest),
+	KTEST(an_unasked_nmi_is_survived),
 	{},
 };
 KTEST_SUITE(trap, trap_cases);

@@ -1,0 +1,235 @@
+"""Sessions: what a person at the machine would do, done over QMP.
+
+A matrix boot with the flag +session=NAME starts QEMU with a QMP socket,
+and run.py calls NAME(machine) from this file while the boot runs. The
+session types on the guest's keyboard and takes screenshots through
+machine.qmp (tests/qmp.py), watches the serial log with machine.wait_for,
+and records what went wrong with machine.fail. The boot is still judged
+as every boot is (its KTAP report and its debug-exit code); each recorded
+problem is one more reason it failed. A session that raises is a failure
+too, never a crash of the runner.
+
+Rules for a session: type only after the kernel said it is listening
+(GRUB reads keys while its menu shows); bound every wait (wait_for has a
+timeout, and the boot's own timeout is the last word); end the boot by
+asking the kernel to (the shell's `exit`), never by killing QEMU.
+"""
+
+import os
+import re
+import subprocess
+import time
+
+from qmp import Qmp, QmpError
+
+PROMPT = 'testbed> '
+
+
+class SessionEnd(Exception):
+    """Raised by require(): the session cannot go on."""
+
+
+class Machine:
+    """A running boot, as a session sees it."""
+
+    def __init__(self, process, socket_path, log_path, deadline):
+        self.process = process
+        self.log_path = log_path
+        self.deadline = deadline
+        self.problems = []
+        self._qmp = None
+        self._socket_path = socket_path
+
+    @property
+    def qmp(self):
+        if self._qmp is None:
+            self._qmp = Qmp(self._socket_path)
+        return self._qmp
+
+    def log(self):
+        """The serial log so far, carriage returns removed."""
+        try:
+            with open(self.log_path, 'rb') as f:
+                return f.read().decode('utf-8', errors='replace').replace('\r', '')
+        except FileNotFoundError:
+            return ''
+
+    def running(self):
+        return self.process.poll() is None
+
+    def wait_for(self, pattern, timeout, after=0):
+        """Wait until the serial log, from offset `after`, matches pattern
+        (a regex, MULTILINE). Returns the match (its .end() is an offset
+        for the next wait), or None on timeout or when QEMU has ended."""
+        regex = re.compile(pattern, re.MULTILINE)
+        until = min(time.monotonic() + timeout, self.deadline)
+        while True:
+            found = regex.search(self.log(), after)
+            if found:
+                return found
+            if not self.running() or time.monotonic() > until:
+                return None
+            time.sleep(0.05)
+
+    def require(self, pattern, timeout, what, after=0):
+        """wait_for, or end the session with "never saw WHAT"."""
+        found = self.wait_for(pattern, timeout, after)
+        if not found:
+            state = 'QEMU had ended' if not self.running() else f'{timeout:g} s'
+            raise SessionEnd(f'never saw {what} ({state})')
+        return found
+
+    def fail(self, message):
+        self.problems.append(message)
+
+    def close(self):
+        if self._qmp is not None:
+            self._qmp.close()
+
+
+def type_command(machine, line, after, timeout=30):
+    """Type line + Enter at the shell prompt, wait for the echo of the
+    line on serial (the shell echoes what it reads), return the offset
+    after the echo."""
+    machine.qmp.send_text(line + '\n')
+    echoed = machine.require(re.escape(PROMPT + line) + r'\s*$', timeout,
+                             f'the shell echo "{line}"', after)
+    return echoed.end()
+
+
+def test_then_exit(machine, suite, after):
+    """Type `test SUITE` at the prompt, check that nothing failed, then
+    type `exit`: the KTAP report and the exit code judge the boot."""
+    after = type_command(machine, f'test {suite}', after)
+    done = machine.require(r'\] test: (\d+) failed', 120,
+                           f'the end of "test {suite}"', after)
+    if done.group(1) != '0':
+        machine.fail(f'"test {suite}" typed at the shell: {done.group(1)} failed')
+    machine.require(re.escape(PROMPT), 10, 'the prompt after the test', done.end())
+    machine.qmp.send_text('exit\n')
+
+
+def shell_keyboard(machine):
+    """Type at the shell on whatever keyboard QEMU has (PS/2 on pc and
+    q35, usb-kbd where the topology adds one): a test command whose KTAP
+    report proves every character arrived, then `exit`."""
+    prompt = machine.require(re.escape(PROMPT), 120, 'the shell prompt')
+    test_then_exit(machine, 'vfs', prompt.start())
+
+
+def nmi_button(machine):
+    """Press the NMI button (QMP inject-nmi reaches every CPU, as a BMC's
+    does): each CPU reports one unexpected NMI and survives, and the shell
+    still runs the trap suite."""
+    prompt = machine.require(re.escape(PROMPT), 120, 'the shell prompt')
+    online = re.search(r'smp: (\d+) cpus online', machine.log())
+    cpus = int(online.group(1)) if online else 1
+    machine.qmp.command('inject-nmi')
+    last = prompt
+    for cpu in range(cpus):
+        found = machine.require(rf'nmi: CPU {cpu}: 1 unexpected NMI \(no source in port 0x61[^\n]*survived',
+                                20, f'CPU {cpu} report the NMI', prompt.end())
+        last = max(last, found, key=lambda m: m.end())
+    machine.qmp.send_text('\n')        # a fresh prompt after the NMI lines
+    prompt = machine.require(re.escape(PROMPT) + r'$', 10, 'a new prompt', last.end())
+    test_then_exit(machine, 'trap', prompt.start())
+
+
+# --- the results a user takes home: the QR code and the scroll-back ---------
+
+QR_BLOCK = re.compile(r'^[^\n]*qr: begin\n(.*?)^[^\n]*qr: end$', re.MULTILINE | re.DOTALL)
+QR_LINE = re.compile(r'^\[[\s\d.]+\] qr: (.*)$')
+TOTALS = re.compile(r'# Totals: pass:(\d+) fail:(\d+) skip:(\d+)')
+
+
+def serial_block(log, after=0):
+    """The text of the first qr block after offset `after`, as the QR code
+    holds it (lines without the timestamp and "qr: ", joined by newlines),
+    and the offset of its end; (None, after) when there is none."""
+    found = QR_BLOCK.search(log, after)
+    if not found:
+        return None, after
+    lines = [QR_LINE.match(line) for line in found.group(1).splitlines()]
+    if not all(lines):
+        return None, found.end()
+    return '\n'.join(m.group(1) for m in lines), found.end()
+
+
+def decode_png(path):
+    """zbarimg's text of the one QR code in the PNG, or None."""
+    done = subprocess.run(['zbarimg', '-q', '--raw', path], capture_output=True, timeout=30)
+    if done.returncode:
+        return None
+    text = done.stdout.decode('utf-8', errors='replace')
+    return text[:-1] if text.endswith('\n') else text
+
+
+def check_qr(machine, after, png, totals=None):
+    """Compare the screen's QR code with the serial block after `after`."""
+    block, end = serial_block(machine.log(), after)
+    if block is None:
+        machine.fail('no complete "qr: begin" ... "qr: end" block on serial')
+        return end
+    machine.qmp.screendump(png)
+    decoded = decode_png(png)
+    if decoded is None:
+        machine.fail(f'zbarimg finds no QR code on the screen ({png})')
+    elif decoded != block:
+        machine.fail(f'the QR code says {decoded!r}, serial says {block!r}')
+    if totals:
+        want = 'ktap: {} passed {} failed {} skipped'.format(*totals.groups())
+        if want not in block.splitlines():
+            machine.fail(f'the results lack "{want}" (the KTAP totals)')
+    return end
+
+
+def qr_results(machine):
+    """At the shell, `test vfs`: its results, framed on serial, must be
+    what the QR code on the screen says (QMP screendump, zbarimg), and
+    carry the run's KTAP totals. Then `exit`."""
+    prompt = machine.require(re.escape(PROMPT), 120, 'the shell prompt')
+    after = type_command(machine, 'test vfs', prompt.start())
+    done = machine.require(r'\] test: (\d+) failed', 120, 'the end of "test vfs"', after)
+    runs = list(TOTALS.finditer(machine.log(), after, done.start()))
+    if not runs:
+        machine.fail('no "# Totals:" line before "test: N failed"')
+    machine.require(r'qr: end\s*\n(?:.*\n)*?.*' + re.escape(PROMPT), 30,
+                    'the results and the prompt after them', done.end())
+    time.sleep(0.3)         # the QR code is drawn after "qr: end" is printed
+    png = os.path.join(os.path.dirname(machine.log_path), 'qr_results.png')
+    check_qr(machine, done.end(), png, runs[-1] if runs else None)
+    machine.qmp.send_text('exit\n')
+
+
+def qr_halted(machine):
+    """A +nodebugexit test= boot halts with its results on the screen: the
+    QR code there says what serial's block says, with the KTAP totals."""
+    halted = machine.require(r'the machine is halted', 120, 'the halted line')
+    runs = list(TOTALS.finditer(machine.log(), 0, halted.start()))
+    png = os.path.join(os.path.dirname(machine.log_path), 'qr_halted.png')
+    check_qr(machine, runs[-1].end() if runs else 0, png, runs[-1] if runs else None)
+
+
+def scroll_back(machine):
+    """Page Up shows the log's view over the screen; Page Down past the
+    bottom gives back exactly the live screen. Then `test console` and
+    `exit`."""
+    prompt = machine.require(re.escape(PROMPT), 120, 'the shell prompt')
+    time.sleep(0.5)
+    logs = os.path.dirname(machine.log_path)
+    shots = [os.path.join(logs, f'scroll_back.{n}.png') for n in ('live', 'up', 'back')]
+    machine.qmp.screendump(shots[0])
+    machine.qmp.send_keys(['pgup'])
+    time.sleep(1)
+    machine.qmp.screendump(shots[1])
+    machine.qmp.send_keys(['shift', 'pgdn'])        # half a page down: still up
+    machine.qmp.send_keys(['pgdn'])
+    machine.qmp.send_keys(['pgdn'])                 # past the bottom: live again
+    time.sleep(1)
+    machine.qmp.screendump(shots[2])
+    live, up, back = (open(path, 'rb').read() for path in shots)
+    if up == live:
+        machine.fail('Page Up did not change the screen')
+    if back != live:
+        machine.fail('Page Down past the bottom did not give back the live screen')
+    test_then_exit(machine, 'console', prompt.start())
