@@ -8,7 +8,9 @@
  *         --(7.6: interleave: data column by column, then EC)---------> the codeword stream
  *         --(7.7: finders, timing, alignment; zigzag placement)-------> the matrix
  *         --(7.8: XOR each mask, keep the lowest penalty)------------> masked matrix
- *         --(7.9: format bits, BCH(15,5); version bits, BCH(18,6))---> the symbol
+ *         --(7.9: format bits, BCH(15,5); 7.10: version bits, BCH(18,6))> the symbol
+ *
+ * (Section numbers of the 2015 edition; the 2006 edition's are 6.x.)
  *
  * The matrix of a version v is 17 + 4v modules square. Module (x, y) is
  * column x, row y, (0, 0) top left. A module is dark or light, and is a
@@ -124,7 +126,7 @@ void qr_rs_encode(const u8 *data, int len, int n, u8 *ec)
 	}
 }
 
-/* --- BCH codes of the format and version information (7.9, Annexes C, D) -------- */
+/* --- BCH codes of the format and version information (7.9, 7.10, Annexes C, D) --- */
 
 /* The remainder of value * x^(degree of poly) divided by poly, over GF(2). */
 static u32 bch_remainder(u32 value, u32 poly, int degree)
