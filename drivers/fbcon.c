@@ -160,16 +160,46 @@ static void putc(char c)
 		newline();
 }
 
+/* The progress line, if one is shown: its row and length in cells[][]. */
+static u32 progress_row, progress_len;
+
+static void clear_progress(void)
+{
+	for (u32 c = 0; c < progress_len; c++) {
+		cells[progress_row][c] = ' ';
+		if (!viewing)
+			fbcon_draw_cell(c, progress_row, ' ');
+	}
+	progress_len = 0;
+}
+
 static void fbcon_write(struct console *con, const char *s, size_t n)
 {
 	(void)con;
+	clear_progress();
 	for (size_t i = 0; i < n; i++)
 		putc(s[i]);
+}
+
+/* Show s on the cursor's row, if the row is empty so far; the next write clears it. */
+static void fbcon_progress(struct console *con, const char *s)
+{
+	(void)con;
+	clear_progress();
+	if (cur_col != 0)
+		return;         /* a line is being written: no room */
+	u32 n = MIN((u32)strlen(s), cols - 1);
+	memcpy(cells[cur_row], s, n);
+	for (u32 c = 0; c < n && !viewing; c++)
+		fbcon_draw_cell(c, cur_row, s[c]);
+	progress_row = cur_row;
+	progress_len = n;
 }
 
 static struct console fb_console = {
 	.name = "fb",
 	.write = fbcon_write,
+	.progress = fbcon_progress,
 };
 
 /* Can we draw into this framebuffer? Says why not. */
@@ -305,7 +335,7 @@ void fbcon_get_info(struct fbcon_info *info)
 {
 	*info = (struct fbcon_info){
 		.active = active, .text_mode = text_mode, .width = fb.width,
-		.height = fb.height, .bpp = fb.bpp, .cols = cols, .rows = rows,
+		.height = fb.height, .bpp = fb.bpp, .cols = cols, .rows = rows, .row = cur_row,
 		.fg = fg, .bg = bg,
 	};
 }

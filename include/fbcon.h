@@ -21,6 +21,7 @@ struct fbcon_info {
 	bool text_mode;         /* EGA text instead of pixels */
 	u32 width, height, bpp; /* pixels (characters in text mode) */
 	u32 cols, rows;
+	u32 row;                /* the cursor's row */
 	u32 fg, bg;             /* pixel values of the text and the background */
 };
 

@@ -40,6 +40,8 @@ struct console {
 	const char *name;       /* "serial" or "fb": what console= selects */
 	/* Write n bytes; '\n' ends a line. Called with the printk lock held. */
 	void (*write)(struct console *con, const char *s, size_t n);
+	/* Optional: show s in place of a progress line (see printk_progress()). */
+	void (*progress)(struct console *con, const char *s);
 	bool enabled;           /* set by console_register()/console_select() */
 	struct console *next;
 };
@@ -59,6 +61,14 @@ void console_select(void);
  * be the one that crashed), so the last words always get out.
  */
 void printk_panic_mode(void);
+
+/*
+ * A progress line for people: shown in place (each call replaces the last)
+ * on the consoles that can (the framebuffer), never logged and never on
+ * serial, so it changes nothing a script reads; the next printed text
+ * takes its place. For a storm that runs longer than a second.
+ */
+void printk_progress(const char *fmt, ...) __printf(1, 2);
 
 /* Copy the last len bytes of the log into buf (NUL-terminated); for tests. */
 size_t printk_log_tail(char *buf, size_t len);

@@ -141,6 +141,22 @@ int printk(const char *fmt, ...)
 	return n;
 }
 
+void printk_progress(const char *fmt, ...)
+{
+	char line[160];
+	va_list ap;
+	u64 flags;
+
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	bool locked = lock(&flags);
+	for (struct console *c = consoles; c; c = c->next)
+		if (c->enabled && c->progress)
+			c->progress(c, line);
+	unlock(flags, locked);
+}
+
 void console_register(struct console *con, bool replay)
 {
 	u64 flags;

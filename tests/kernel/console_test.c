@@ -166,6 +166,33 @@ static void scroll_back_shows_the_log_view(struct ktest *t)
 	EXPECT_EQ(t, wrong, 0);
 }
 
+/* A progress line is drawn on the cursor's empty row, and never logged. */
+static void progress_line_is_shown_not_logged(struct ktest *t)
+{
+	struct fbcon_info fi;
+	u32 wrong = 0;
+
+	fbcon_get_info(&fi);
+	if (!fi.active)
+		KTEST_SKIP(t, "no framebuffer console");
+	if (fi.text_mode)
+		KTEST_SKIP(t, "VGA text mode: no pixels to check");
+	printk("console_test: before the progress line\n");     /* the cursor at a row start */
+	fbcon_get_info(&fi);
+	printk_progress("@progress %d", 77);
+	const u8 *glyph = font_glyph('@');
+	for (u32 y = 0; y < FONT_HEIGHT; y++)
+		for (u32 x = 0; x < FONT_WIDTH; x++) {
+			u32 want = (glyph[y] & (0x80 >> x)) ? fi.fg : fi.bg;
+			wrong += fbcon_read_pixel(x, fi.row * FONT_HEIGHT + y) != want;
+		}
+	printk("console_test: after the progress line\n");      /* takes its place */
+	printk_log_tail(tail, sizeof(tail));
+	EXPECT_EQ(t, wrong, 0);
+	EXPECT_TRUE(t, strstr(tail, "progress 77") == NULL);
+	EXPECT_TRUE(t, strstr(tail, "console_test: after the progress line") != NULL);
+}
+
 static const struct ktest_case console_cases[] = {
 	KTEST(log_keeps_what_printk_said),
 	KTEST(every_line_has_a_fixed_width_timestamp),
@@ -176,6 +203,7 @@ static const struct ktest_case console_cases[] = {
 	KTEST(the_log_keeps_every_line_printed),
 	KTEST(a_wrapped_log_counts_what_it_dropped),
 	KTEST(scroll_back_shows_the_log_view),
+	KTEST(progress_line_is_shown_not_logged),
 	{},
 };
 KTEST_SUITE(console, console_cases);
