@@ -17,6 +17,11 @@
  * text stays in cells[][]), through scrolls too, until fbcon_hide_qr()
  * (the shell calls it on the next key) redraws them.
  *
+ * A line longer than the screen wraps at its last blank, and goes on on
+ * the next row indented past the timestamp (WRAP_INDENT), so the long
+ * key=value lines (storm:, bench:) stay readable; serial gets them as
+ * they are.
+ *
  * Scroll-back: fbcon_view_scroll() shows a window over the whole log
  * (printk's ring, cut into rows by kernel/logview.c) instead of the live
  * grid, with a status line at the bottom; while it shows, new text goes
@@ -41,6 +46,7 @@
 #define FG_RGB 0xc0c0c0         /* light grey */
 #define BG_RGB 0x000020         /* very dark blue: shows the console is alive */
 #define VGA_TEXT_ATTR 0x07      /* light grey on black */
+#define WRAP_INDENT 17          /* a wrapped line goes on past its timestamp, two further in */
 
 static struct mb2_framebuffer fb;
 static u8 *vram;
@@ -53,7 +59,8 @@ static bool viewing;                    /* the scroll-back is on the screen */
 static u32 view_back;                   /* its rows above the bottom of the log */
 static char view_text[LOG_BUF_SIZE];    /* the log, copied for the view */
 static char view_cells[MAX_ROWS * MAX_COLS];
-static u32 qr_left = ~0u, qr_bottom;    /* pixels covered by the QR code: x >= qr_left, y < qr_bottom */
+static u32 qr_left = ~0u, qr_bottom;
+static bool wrap_pending;       /* the row is full: the next character goes on a new row */    /* pixels covered by the QR code: x >= qr_left, y < qr_bottom */
 
 static u32 pack(u32 rgb)
 {
@@ -134,8 +141,48 @@ static void newline(void)
 		scroll();
 }
 
+static void set_cell(u32 col, u32 row, char c)
+{
+	cells[row][col] = c;
+	if (!viewing)
+		fbcon_draw_cell(col, row, c);
+}
+
+/* Where a wrapped line goes on: under the text after "[    1.234567] ". */
+static u32 wrap_indent(void)
+{
+	return cols > 2 * WRAP_INDENT ? WRAP_INDENT : 0;
+}
+
+/*
+ * The row is full and a character continues it: carry the last word
+ * (after the row's last blank past the indent) to a new row, indented;
+ * a row without such a blank is cut where it is full.
+ */
+static void wrap(void)
+{
+	char word[MAX_COLS];
+	u32 start = cols;
+
+	while (start > wrap_indent() + 1 && cells[cur_row][start - 1] != ' ')
+		start--;
+	if (start <= wrap_indent() + 1)
+		start = cols;
+	u32 n = cols - start;
+	memcpy(word, &cells[cur_row][start], n);
+	for (u32 c = start; c < cols; c++)
+		set_cell(c, cur_row, ' ');
+	newline();
+	cur_col = wrap_indent();
+	for (u32 i = 0; i < n; i++)
+		set_cell(cur_col++, cur_row, word[i]);
+}
+
 static void putc(char c)
 {
+	bool full = wrap_pending;
+
+	wrap_pending = false;
 	switch (c) {
 	case '\n':
 		newline();
@@ -144,20 +191,28 @@ static void putc(char c)
 		cur_col = 0;
 		return;
 	case '\t':
+		wrap_pending = full;
 		do
 			putc(' ');
-		while (cur_col % 8);
+		while (cur_col % 8 && !wrap_pending);
 		return;
 	case '\b':
-		if (cur_col)
+		if (cur_col && !full)
 			cur_col--;
 		return;
 	}
-	cells[cur_row][cur_col] = c;
-	if (!viewing)
-		fbcon_draw_cell(cur_col, cur_row, c);
-	if (++cur_col == cols)
+	if (full && c == ' ') {         /* the break falls here: nothing to carry */
 		newline();
+		cur_col = wrap_indent();
+		return;
+	}
+	if (full)
+		wrap();
+	set_cell(cur_col, cur_row, c);
+	if (cur_col + 1 == cols)
+		wrap_pending = true;    /* the cursor stays on the last column */
+	else
+		cur_col++;
 }
 
 /* The progress line, if one is shown: its row and length in cells[][]. */

@@ -16,6 +16,8 @@ extern struct boot_info boot_info;
 
 static char tail[512];
 
+#define MAX_LINE_TEST 400
+
 static void log_keeps_what_printk_said(struct ktest *t)
 {
 	printk("console_test: marker %d\n", 4242);
@@ -193,6 +195,45 @@ static void progress_line_is_shown_not_logged(struct ktest *t)
 	EXPECT_TRUE(t, strstr(tail, "console_test: after the progress line") != NULL);
 }
 
+/* Draw-or-not of one cell: does cell (col, row) show glyph c? */
+static bool cell_shows(const struct fbcon_info *fi, u32 col, u32 row, char c)
+{
+	const u8 *glyph = font_glyph((unsigned char)c);
+
+	for (u32 y = 0; y < FONT_HEIGHT; y++)
+		for (u32 x = 0; x < FONT_WIDTH; x++)
+			if (fbcon_read_pixel(col * FONT_WIDTH + x, row * FONT_HEIGHT + y) !=
+			    ((glyph[y] & (0x80 >> x)) ? fi->fg : fi->bg))
+				return false;
+	return true;
+}
+
+/* A line longer than the screen goes on at a word, indented past the timestamp. */
+static void long_lines_wrap_at_a_word(struct ktest *t)
+{
+	static char line[MAX_LINE_TEST];
+	struct fbcon_info fi;
+	size_t n = 0;
+
+	fbcon_get_info(&fi);
+	if (!fi.active)
+		KTEST_SKIP(t, "no framebuffer console");
+	if (fi.text_mode || fi.cols <= 40 || fi.cols + 40 > MAX_LINE_TEST)
+		KTEST_SKIP(t, "VGA text mode or an odd width");
+	while (n < fi.cols)                     /* "@@@@@@@ " words: more than a row */
+		n += (size_t)snprintf(line + n, sizeof(line) - n, "@@@@@@@ ");
+	printk("console_test: %s\n", line);
+	fbcon_get_info(&fi);
+	u32 row = fi.row - 1;                   /* the wrapped part's row */
+	EXPECT_TRUE(t, cell_shows(&fi, 0, row, ' '));
+	EXPECT_TRUE(t, cell_shows(&fi, 16, row, ' '));
+	EXPECT_TRUE(t, cell_shows(&fi, 17, row, '@'));
+	/* A whole word was carried: seven '@' then a blank. */
+	for (u32 col = 17; col < 24; col++)
+		EXPECT_TRUE(t, cell_shows(&fi, col, row, '@'));
+	EXPECT_TRUE(t, cell_shows(&fi, 24, row, ' '));
+}
+
 static const struct ktest_case console_cases[] = {
 	KTEST(log_keeps_what_printk_said),
 	KTEST(every_line_has_a_fixed_width_timestamp),
@@ -204,6 +245,7 @@ static const struct ktest_case console_cases[] = {
 	KTEST(a_wrapped_log_counts_what_it_dropped),
 	KTEST(scroll_back_shows_the_log_view),
 	KTEST(progress_line_is_shown_not_logged),
+	KTEST(long_lines_wrap_at_a_word),
 	{},
 };
 KTEST_SUITE(console, console_cases);
