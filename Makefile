@@ -7,6 +7,7 @@
 #   make bench        boot with bench=all and print the "bench:" lines
 #   make plot         boot the story with storm.trace=on; PNG plots in build/plots/
 #   make kernel-alone build/kernel-alone.elf: the kernel without lab/ and tests/
+#   make qr-check     the QR encoder's symbols decoded by zbarimg
 #   make mutants      apply each bug of tests/mutants/, check a test kills it
 #   make fuzz         run every libFuzzer target for FUZZ_SECONDS (default 60)
 #   make test-clang   build the kernel with clang (build/clang/) and boot it once
@@ -81,7 +82,7 @@ $(LAB_OBJ): CFLAGS += -iquote lab
 
 # Pure modules that also build for the host, and their unit tests.
 HOST_MODULES := kernel/format.c kernel/cmdline.c kernel/mb2.c kernel/ksyms.c \
-	kernel/ktest.c kernel/memmap.c $(wildcard kernel/acpi_parse.c kernel/bootmem.c \
+	kernel/ktest.c kernel/memmap.c kernel/qr.c kernel/logring.c kernel/logview.c $(wildcard kernel/acpi_parse.c kernel/bootmem.c \
 	kernel/page_alloc.c kernel/slab.c kernel/numa.c kernel/cpumask.c \
 	kernel/swiotlb_pool.c kernel/iommu.c drivers/virtqueue.c drivers/usb_kbd.c)
 HOST_TESTS   := $(wildcard tests/host/*.c) tests/kernel/ktest_test.c
@@ -89,7 +90,7 @@ HOST_CFLAGS  := -std=gnu11 -O1 -g -Wall -Wextra -Werror -Wno-unused-parameter \
 	-iquote include -fsanitize=address,undefined -fno-sanitize-recover=all \
 	-fno-omit-frame-pointer -DHOST_TEST
 
-.PHONY: all iso run debug bench plot test host-test deps plot-deps clean kernel-alone mutants \
+.PHONY: all iso run debug bench plot test host-test qr-check deps plot-deps clean kernel-alone mutants \
 	fuzz fuzz-replay fuzz-deps test-clang check-rcu sim sim-plot
 all: iso
 iso: $(B)/testbed.iso
@@ -172,6 +173,16 @@ $(B)/host/unit: $(HOST_MODULES) $(HOST_TESTS) $(wildcard include/*.h)
 host-test: $(B)/host/unit
 	$(B)/host/unit
 
+# kernel/qr.c on the host, writing PNGs; tests/qr/qr_check.py decodes them
+# with zbarimg (an independent decoder) and compares.
+$(B)/host/qr_encode: kernel/qr.c tests/qr/qr_encode.c include/qr.h include/types.h
+	@mkdir -p $(dir $@)
+	$(quiet) HOSTCC $@
+	$(Q)$(HOSTCC) $(HOST_CFLAGS) kernel/qr.c tests/qr/qr_encode.c -o $@
+
+qr-check: $(B)/host/qr_encode | deps
+	$(PYTHON) tests/qr/qr_check.py $(B)/host/qr_encode
+
 # make check-rcu: every interleaving of a small world on kernel/rcu.c (tests/check/rcu_check.c).
 RCU_CHECK_SRC := kernel/rcu.c tests/check/rcu_check.c
 RCU_WORLD     ?= 2 2 2
@@ -217,8 +228,9 @@ fuzz_src = $(if $(filter $(ACPI_TABLES),$1),tests/fuzz/acpi_tables.c,tests/fuzz/
 fuzz_def = $(if $(filter $(ACPI_TABLES),$1),-DTABLE=$(shell echo $1 | tr a-z A-Z))
 
 test: $(B)/testbed.iso $(B)/host/unit $(B)/kernel-alone.elf $(B)/check/rcu_check \
-		$(B)/sim/rcu_sim $(FUZZ_TARGETS:%=$(B)/fuzz-replay/%) | deps
+		$(B)/sim/rcu_sim $(FUZZ_TARGETS:%=$(B)/fuzz-replay/%) $(B)/host/qr_encode | deps
 	$(PYTHON) tests/test_run.py
+	$(PYTHON) tests/qr/qr_check.py $(B)/host/qr_encode
 	$(B)/check/rcu_check 2 2 2
 	$(B)/sim/rcu_sim agree > $(B)/sim/agree.txt 2>/dev/null || { cat $(B)/sim/agree.txt; exit 1; }
 	$(B)/sim/rcu_sim agree 2>/dev/null | cmp -s - $(B)/sim/agree.txt || \
@@ -286,6 +298,7 @@ DEPS := \
 	python3:python3 \
 	gdb:gdb \
 	clang:clang \
+	zbarimg:zbar-tools \
 	$(if $(CROSS_COMPILE),$(CROSS_COMPILE)gcc:gcc-x86-64-linux-gnu \
 		$(CROSS_COMPILE)ld:binutils-x86-64-linux-gnu)
 

@@ -11,13 +11,34 @@
  * blue a bit position and a width; pack() puts an 8-bit-per-channel color
  * into that layout.
  *
+ * A QR code (fbcon_draw_qr) is drawn over the top right corner: black
+ * modules on white, QR_QUIET white modules around, each module a square
+ * of 2 to 4 pixels. While it is shown, cells under it are not drawn (their
+ * text stays in cells[][]), through scrolls too, until fbcon_hide_qr()
+ * (the shell calls it on the next key) redraws them.
+ *
+ * A line longer than the screen wraps at its last blank, and goes on on
+ * the next row indented past the timestamp (WRAP_INDENT), so the long
+ * key=value lines (storm:, bench:) stay readable; serial gets them as
+ * they are.
+ *
+ * Scroll-back: fbcon_view_scroll() shows a window over the whole log
+ * (printk's ring, cut into rows by kernel/logview.c) instead of the live
+ * grid, with a status line at the bottom; while it shows, new text goes
+ * into cells[][] without being drawn, and fbcon_view_live() draws the live
+ * grid again.
+ *
  * Invariant: 0 <= cur_col < cols and 0 <= cur_row < rows between calls;
- * cells[][] always holds what the screen shows.
+ * cells[][] always holds what the screen shows, except under the QR code.
  */
 #include "fbcon.h"
 #include "font.h"
+#include "format.h"
 #include "kstring.h"
+#include "logview.h"
+#include "param.h"
 #include "printk.h"
+#include "qr.h"
 #include "vm.h"
 
 #define MAX_COLS 256
@@ -25,6 +46,7 @@
 #define FG_RGB 0xc0c0c0         /* light grey */
 #define BG_RGB 0x000020         /* very dark blue: shows the console is alive */
 #define VGA_TEXT_ATTR 0x07      /* light grey on black */
+#define WRAP_INDENT 17          /* a wrapped line goes on past its timestamp, two further in */
 
 static struct mb2_framebuffer fb;
 static u8 *vram;
@@ -33,6 +55,12 @@ static u32 cols, rows, cur_col, cur_row;
 static u32 fg, bg;
 static bool text_mode, active;
 static char cells[MAX_ROWS][MAX_COLS];
+static bool viewing;                    /* the scroll-back is on the screen */
+static u32 view_back;                   /* its rows above the bottom of the log */
+static char view_text[LOG_BUF_SIZE];    /* the log, copied for the view */
+static char view_cells[MAX_ROWS * MAX_COLS];
+static u32 qr_left = ~0u, qr_bottom;
+static bool wrap_pending;       /* the row is full: the next character goes on a new row */    /* pixels covered by the QR code: x >= qr_left, y < qr_bottom */
 
 static u32 pack(u32 rgb)
 {
@@ -61,6 +89,8 @@ void fbcon_draw_cell(u32 col, u32 row, char c)
 		*cell = (u16)VGA_TEXT_ATTR << 8 | (u8)c;
 		return;
 	}
+	if ((col + 1) * FONT_WIDTH > qr_left && row * FONT_HEIGHT < qr_bottom)
+		return;         /* under the QR code */
 	const u8 *glyph = font_glyph((unsigned char)c);
 	u8 *line = vram + (u64)row * FONT_HEIGHT * fb.pitch + (u64)col * FONT_WIDTH * bytes_pp;
 	for (u32 y = 0; y < FONT_HEIGHT; y++, line += fb.pitch)
@@ -84,6 +114,8 @@ u32 fbcon_read_pixel(u32 x, u32 y)
 
 static void redraw(void)
 {
+	if (viewing)
+		return;         /* cells[][] is drawn when the view goes */
 	for (u32 r = 0; r < rows; r++)
 		for (u32 c = 0; c < cols; c++)
 			fbcon_draw_cell(c, r, cells[r][c]);
@@ -92,6 +124,7 @@ static void redraw(void)
 static void scroll(void)
 {
 	u32 by = rows >= 8 ? rows / 4 : 1;
+
 
 	for (u32 r = 0; r + by < rows; r++)
 		memcpy(cells[r], cells[r + by], cols);
@@ -108,8 +141,48 @@ static void newline(void)
 		scroll();
 }
 
+static void set_cell(u32 col, u32 row, char c)
+{
+	cells[row][col] = c;
+	if (!viewing)
+		fbcon_draw_cell(col, row, c);
+}
+
+/* Where a wrapped line goes on: under the text after "[    1.234567] ". */
+static u32 wrap_indent(void)
+{
+	return cols > 2 * WRAP_INDENT ? WRAP_INDENT : 0;
+}
+
+/*
+ * The row is full and a character continues it: carry the last word
+ * (after the row's last blank past the indent) to a new row, indented;
+ * a row without such a blank is cut where it is full.
+ */
+static void wrap(void)
+{
+	char word[MAX_COLS];
+	u32 start = cols;
+
+	while (start > wrap_indent() + 1 && cells[cur_row][start - 1] != ' ')
+		start--;
+	if (start <= wrap_indent() + 1)
+		start = cols;
+	u32 n = cols - start;
+	memcpy(word, &cells[cur_row][start], n);
+	for (u32 c = start; c < cols; c++)
+		set_cell(c, cur_row, ' ');
+	newline();
+	cur_col = wrap_indent();
+	for (u32 i = 0; i < n; i++)
+		set_cell(cur_col++, cur_row, word[i]);
+}
+
 static void putc(char c)
 {
+	bool full = wrap_pending;
+
+	wrap_pending = false;
 	switch (c) {
 	case '\n':
 		newline();
@@ -118,31 +191,70 @@ static void putc(char c)
 		cur_col = 0;
 		return;
 	case '\t':
+		wrap_pending = full;
 		do
 			putc(' ');
-		while (cur_col % 8);
+		while (cur_col % 8 && !wrap_pending);
 		return;
 	case '\b':
-		if (cur_col)
+		if (cur_col && !full)
 			cur_col--;
 		return;
 	}
-	cells[cur_row][cur_col] = c;
-	fbcon_draw_cell(cur_col, cur_row, c);
-	if (++cur_col == cols)
+	if (full && c == ' ') {         /* the break falls here: nothing to carry */
 		newline();
+		cur_col = wrap_indent();
+		return;
+	}
+	if (full)
+		wrap();
+	set_cell(cur_col, cur_row, c);
+	if (cur_col + 1 == cols)
+		wrap_pending = true;    /* the cursor stays on the last column */
+	else
+		cur_col++;
+}
+
+/* The progress line, if one is shown: its row and length in cells[][]. */
+static u32 progress_row, progress_len;
+
+static void clear_progress(void)
+{
+	for (u32 c = 0; c < progress_len; c++) {
+		cells[progress_row][c] = ' ';
+		if (!viewing)
+			fbcon_draw_cell(c, progress_row, ' ');
+	}
+	progress_len = 0;
 }
 
 static void fbcon_write(struct console *con, const char *s, size_t n)
 {
 	(void)con;
+	clear_progress();
 	for (size_t i = 0; i < n; i++)
 		putc(s[i]);
+}
+
+/* Show s on the cursor's row, if the row is empty so far; the next write clears it. */
+static void fbcon_progress(struct console *con, const char *s)
+{
+	(void)con;
+	clear_progress();
+	if (cur_col != 0)
+		return;         /* a line is being written: no room */
+	u32 n = MIN((u32)strlen(s), cols - 1);
+	memcpy(cells[cur_row], s, n);
+	for (u32 c = 0; c < n && !viewing; c++)
+		fbcon_draw_cell(c, cur_row, s[c]);
+	progress_row = cur_row;
+	progress_len = n;
 }
 
 static struct console fb_console = {
 	.name = "fb",
 	.write = fbcon_write,
+	.progress = fbcon_progress,
 };
 
 /* Can we draw into this framebuffer? Says why not. */
@@ -201,11 +313,84 @@ bool fbcon_init(const struct mb2_framebuffer *f, bool bios)
 	return true;
 }
 
+bool fbcon_draw_qr(const struct qr_code *qr)
+{
+	u32 modules = (u32)qr->size + 2 * QR_QUIET;
+	u32 scale = MIN(4u, MIN(fb.height / modules, fb.width / 2 / modules));
+	u32 white = pack(0xffffff), black = pack(0);
+
+	if (!active || text_mode || scale < 2)
+		return false;
+	u32 x0 = fb.width - modules * scale;
+	qr_left = x0;           /* first: text printed from now on keeps out */
+	qr_bottom = modules * scale;
+	for (u32 y = 0; y < modules * scale; y++) {
+		u8 *line = vram + (u64)y * fb.pitch + (u64)x0 * bytes_pp;
+		for (u32 x = 0; x < modules * scale; x++)
+			put_pixel(line + x * bytes_pp,
+				  qr_dark(qr, (int)(x / scale) - QR_QUIET, (int)(y / scale) - QR_QUIET)
+					  ? black : white);
+	}
+	return true;
+}
+
+void fbcon_view_scroll(int delta)
+{
+	char status[MAX_COLS + 1];
+	s64 back = (s64)view_back + delta;
+	size_t n;
+	u32 total;
+
+	if (!active || rows < 2 || (!viewing && delta <= 0))
+		return;         /* nothing below the live screen */
+	if (back <= 0 && delta < 0) {
+		fbcon_view_live();      /* paged down past the bottom */
+		return;
+	}
+	viewing = true;
+	n = printk_log_copy(view_text, sizeof(view_text));
+	total = logview_rows(view_text, n, cols);
+	view_back = logview_render(view_text, n, cols, rows - 1, back < 0 ? 0 : (u32)back,
+				   view_cells);
+	for (u32 r = 0; r + 1 < rows; r++)
+		for (u32 c = 0; c < cols; c++)
+			fbcon_draw_cell(c, r, view_cells[r * cols + c]);
+	snprintf(status, sizeof(status),
+		 "-- log: rows %u-%u of %u; PgUp/PgDn scroll, any other key returns --",
+		 total > rows - 1 + view_back ? total - (rows - 1) - view_back + 1 : 1,
+		 total - view_back, total);
+	for (u32 c = 0; c < cols; c++)
+		fbcon_draw_cell(c, rows - 1, c < strlen(status) ? status[c] : ' ');
+}
+
+void fbcon_view_live(void)
+{
+	if (!viewing)
+		return;
+	viewing = false;
+	view_back = 0;
+	redraw();
+}
+
+bool fbcon_viewing(void)
+{
+	return viewing;
+}
+
+void fbcon_hide_qr(void)
+{
+	if (qr_left == ~0u)
+		return;
+	qr_left = ~0u;
+	qr_bottom = 0;
+	redraw();
+}
+
 void fbcon_get_info(struct fbcon_info *info)
 {
 	*info = (struct fbcon_info){
 		.active = active, .text_mode = text_mode, .width = fb.width,
-		.height = fb.height, .bpp = fb.bpp, .cols = cols, .rows = rows,
+		.height = fb.height, .bpp = fb.bpp, .cols = cols, .rows = rows, .row = cur_row,
 		.fg = fg, .bg = bg,
 	};
 }

@@ -55,6 +55,8 @@ static int translate(u8 sc)
 			ctrl = !release;
 		if (release)
 			return -1;
+		if (key == 0x49 || key == 0x51)         /* Page Up, Page Down */
+			return (key == 0x49 ? KEY_PGUP : KEY_PGDN) | (shift ? KEY_SHIFT : 0);
 		char arrow = key == 0x48 ? 'A' : key == 0x50 ? 'B' : key == 0x4d ? 'C' : key == 0x4b ? 'D' : 0;
 		if (!arrow)
 			return -1;

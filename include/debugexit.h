@@ -18,7 +18,9 @@ enum debugexit_code { EXIT_PASS = 0, EXIT_FAIL = 1, EXIT_PANIC = 2 };
 /*
  * Write code to the debug-exit port when running under a hypervisor (on
  * bare metal the port may belong to something else). Returns only if QEMU
- * did not exit, i.e. the device is absent.
+ * did not exit, i.e. the device is absent: real hardware, or QEMU without
+ * -device isa-debug-exit. The caller then has to end the boot itself (a
+ * test= boot halts with its summary on screen: kernel/main.c).
  */
 void debugexit(enum debugexit_code code);
 

@@ -21,10 +21,30 @@ struct fbcon_info {
 	bool text_mode;         /* EGA text instead of pixels */
 	u32 width, height, bpp; /* pixels (characters in text mode) */
 	u32 cols, rows;
+	u32 row;                /* the cursor's row */
 	u32 fg, bg;             /* pixel values of the text and the background */
 };
 
 void fbcon_get_info(struct fbcon_info *info);
+
+/*
+ * Draw a QR code in the top right corner, 2 to 4 pixels a module, with its
+ * quiet zone; text keeps out of it until fbcon_hide_qr(). False in VGA
+ * text mode or without a framebuffer (nothing drawn).
+ */
+struct qr_code;
+bool fbcon_draw_qr(const struct qr_code *qr);
+void fbcon_hide_qr(void);       /* give its corner back to the text */
+
+/*
+ * Scroll-back: show the log delta rows further up (delta > 0) or down,
+ * from where the view is (from the bottom if it is not shown); paging
+ * down past the bottom returns to the live screen. fbcon_view_live()
+ * returns to it at once.
+ */
+void fbcon_view_scroll(int delta);
+void fbcon_view_live(void);
+bool fbcon_viewing(void);
 
 /* Draw c in cell (col, row) directly, and read back a pixel: for tests. */
 void fbcon_draw_cell(u32 col, u32 row, char c);

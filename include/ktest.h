@@ -154,6 +154,20 @@ extern const struct ktest_leak_check ktest_leaks;      /* the kernel's: kernel/k
  */
 int ktest_run(const char *selection);
 
+/*
+ * What the last ktest_run() counted, for the results a user takes home
+ * (the final line and the QR code): the totals of its "# Totals:" line,
+ * the selection words that picked nothing, and the first failed cases by
+ * name ("suite.case"); nr_failed_names <= KTEST_FAILED_NAMES.
+ */
+#define KTEST_FAILED_NAMES 8
+struct ktest_summary {
+	int pass, fail, skip, unknown;
+	int nr_failed_names;
+	char failed[KTEST_FAILED_NAMES][64];
+};
+const struct ktest_summary *ktest_last_summary(void);
+
 /* Print "suite.case" for every case selection picks; returns how many. */
 int ktest_list(const char *selection);
 

@@ -63,7 +63,7 @@
 #define CALL_QUEUE_LEN         16       /* calls waiting per CPU; a full queue makes callers spin */
 
 /* Consoles and printk. */
-#define LOG_BUF_SIZE     (64 * 1024)            /* printk ring, replayed to late consoles */
+#define LOG_BUF_SIZE     (256 * 1024)           /* printk ring: dmesg, scroll-back, late consoles; a test=all boot logs ~45 KiB */
 #define SERIAL_BAUD      115200
 #define CONSOLE_LOGLEVEL 7                      /* loglevel=: show levels below 7 (not debug) */
 

@@ -40,6 +40,8 @@ struct console {
 	const char *name;       /* "serial" or "fb": what console= selects */
 	/* Write n bytes; '\n' ends a line. Called with the printk lock held. */
 	void (*write)(struct console *con, const char *s, size_t n);
+	/* Optional: show s in place of a progress line (see printk_progress()). */
+	void (*progress)(struct console *con, const char *s);
 	bool enabled;           /* set by console_register()/console_select() */
 	struct console *next;
 };
@@ -60,7 +62,32 @@ void console_select(void);
  */
 void printk_panic_mode(void);
 
+/*
+ * A progress line for people: shown in place (each call replaces the last)
+ * on the consoles that can (the framebuffer), never logged and never on
+ * serial, so it changes nothing a script reads; the next printed text
+ * takes its place. For a storm that runs longer than a second.
+ */
+void printk_progress(const char *fmt, ...) __printf(1, 2);
+
 /* Copy the last len bytes of the log into buf (NUL-terminated); for tests. */
 size_t printk_log_tail(char *buf, size_t len);
+
+/*
+ * The log kept, whole lines, the newest that fit in len bytes (not
+ * NUL-terminated); returns the bytes copied. For the scroll-back.
+ */
+size_t printk_log_copy(char *buf, size_t len);
+
+/* Bytes kept (from the oldest whole line), bytes ever logged, lines dropped. */
+void printk_log_stats(u64 *kept, u64 *total, u64 *dropped_lines);
+
+/*
+ * dmesg: write the log kept (its last last_lines lines; 0: all of it) to
+ * the enabled consoles, every level, without logging it again; then log
+ * one line "dmesg: N bytes kept of N logged; N older lines dropped (the
+ * log keeps N KiB)".
+ */
+void printk_dump_log(u64 last_lines);
 
 #endif

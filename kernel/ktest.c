@@ -37,6 +37,23 @@ struct totals {
 	int pass, fail, skip;
 };
 
+static struct ktest_summary last_summary;
+
+const struct ktest_summary *ktest_last_summary(void)
+{
+	return &last_summary;
+}
+
+/* Remember a failed case by name, while there is room. */
+static void note_failed(const char *suite, const char *name)
+{
+	struct ktest_summary *s = &last_summary;
+
+	if (s->nr_failed_names < KTEST_FAILED_NAMES)
+		snprintf(s->failed[s->nr_failed_names++], sizeof(s->failed[0]), "%s.%s", suite,
+			 name);
+}
+
 static void vlog(struct ktest *t, const char *fmt, va_list ap)
 {
 	char line[256];
@@ -225,7 +242,8 @@ static int count_selected(const char *selection, const struct ktest_suite *s)
 /* --- running ------------------------------------------------------------------ */
 
 /* Run one case as number `number`; print its result, count it in *st. */
-static void run_case(const struct ktest_case *c, int number, struct totals *st)
+static void run_case(const struct ktest_suite *s, const struct ktest_case *c, int number,
+		     struct totals *st)
 {
 	struct ktest t = { .name = c->name, .status = KTEST_PASS };
 
@@ -241,6 +259,7 @@ static void run_case(const struct ktest_case *c, int number, struct totals *st)
 		break;
 	case KTEST_FAIL:
 		st->fail++;
+		note_failed(s->name, t.name);
 		printk("    not ok %d %s\n", number, t.name);
 		break;
 	}
@@ -261,9 +280,9 @@ static void run_suite(const struct ktest_suite *s, const char *selection, int in
 		leak_check->before();
 	for (int i = 0; s->cases[i].run; i++)
 		if (ktest_selects(selection, s, s->cases[i].name))
-			run_case(&s->cases[i], ++number, &st);
+			run_case(s, &s->cases[i], ++number, &st);
 	if (leak_check)
-		run_case(&leak_case, ++number, &st);
+		run_case(s, &leak_case, ++number, &st);
 	printk("# %s: pass:%d fail:%d skip:%d total:%d\n", s->name, st.pass, st.fail, st.skip, n);
 	printk("%s %d %s\n", st.fail ? "not ok" : "ok", index, s->name);
 	tot->pass += st.pass;
@@ -311,6 +330,7 @@ int ktest_run(const char *selection)
 	size_t len;
 	int nsuites = 0, index = 0, unknown = 0;
 
+	memset(&last_summary, 0, sizeof(last_summary));
 	FOR_EACH_SUITE(s)
 		nsuites += count_selected(selection, *s) > 0;
 	for (cursor = selection; list_next(&cursor, &word, &len);)
@@ -329,5 +349,9 @@ int ktest_run(const char *selection)
 	}
 	printk("# Totals: pass:%d fail:%d skip:%d total:%d\n", tot.pass, tot.fail,
 	       tot.skip, tot.pass + tot.fail + tot.skip);
+	last_summary.pass = tot.pass;
+	last_summary.fail = tot.fail;
+	last_summary.skip = tot.skip;
+	last_summary.unknown = unknown;
 	return tot.fail + unknown;
 }

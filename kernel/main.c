@@ -10,8 +10,9 @@
  *     -> ACPI tables -> NUMA nodes -> boot allocator -> swiotlb pool -> page allocator, slab
  *     -> local APIC, I/O APIC -> clocks -> scheduler -> tick -> other CPUs
  *     -> PCI, drivers (virtio-blk, edu, xHCI and a USB keyboard)
- *     -> facts -> tests (test=) -> the lab (lab/: story, storm, torture,
- *        benchmarks) -> exit, or the lab's shell, or halt
+ *     -> facts -> tests (test=) -> exit, or (no debug-exit device) halt
+ *     -> the lab (lab/: story, storm, torture, benchmarks)
+ *     -> exit, or the lab's shell, or halt
  *
  * Each step only uses the ones before it, so a fault anywhere after
  * trap_init() is reported with registers and a backtrace.
@@ -38,6 +39,7 @@
 #include "percpu.h"
 #include "printk.h"
 #include "rcu.h"
+#include "results.h"
 #include "sched.h"
 #include "serial.h"
 #include "smp.h"
@@ -157,6 +159,30 @@ __weak void lab_shell(void)
 {
 }
 
+/*
+ * The end of a test= boot on a machine without the debug-exit device (real
+ * hardware, or QEMU without -device isa-debug-exit): debugexit() came back.
+ * The KTAP summary is the last thing on the screen and stays there: stop
+ * the other CPUs (NMI), print one final line, halt for good. No story, no
+ * shell. An NMI that wakes this CPU from hlt returns into the loop.
+ */
+static void __noreturn tests_done_halt(void)
+{
+	const struct ktest_summary *sum = ktest_last_summary();
+
+	smp_stop_others();      /* interrupts off from here; the others halt in their NMI */
+	printk_panic_mode();    /* a stopped CPU may hold the printk lock: don't wait for it */
+	results_begin("tests");
+	results_add_ktest();
+	results_show();
+	pr_info("tests done: %d passed, %d failed, %d skipped; the machine is halted\n",
+		sum->pass, sum->fail + sum->unknown, sum->skip);
+	for (;;) {
+		cli();
+		hlt();
+	}
+}
+
 extern char df_stack_top[], nmi_stack_top[];
 
 void kernel_main(u64 magic, u64 info_phys)
@@ -218,6 +244,7 @@ void kernel_main(u64 magic, u64 info_phys)
 		failures = ktest_run(test_selection);
 		pr_info("testbed: tests done, %d failed\n", failures);
 		debugexit(failures ? EXIT_FAIL : EXIT_PASS);
+		tests_done_halt();      /* only reached when no debug-exit device ended the boot */
 	}
 	failures += lab_run();
 	if (exit_when_done)

@@ -4,14 +4,18 @@
  *
  * The picture:
  *
- *   printk(fmt, ...) --vsnprintf--> line[] --stamp--> log_buf (ring, 64 KiB)
+ *   printk(fmt, ...) --vsnprintf--> line[] --stamp--> log (ring, LOG_BUF_SIZE)
  *                                                 \-> serial, framebuffer, ...
+ *
+ *   dmesg (printk_dump_log) --- log ---> consoles, not logged again
+ *   fbcon's scroll-back (printk_log_copy) <--- log
  *
  * Invariants:
  *   - a timestamp is inserted exactly at the start of each line, whatever
  *     pieces the line was printed in (printk_at_line_start tracks this);
- *   - log_buf holds the last LOG_BUF_SIZE bytes ever logged; log_total
- *     counts every byte, so log_total % LOG_BUF_SIZE is the write position;
+ *   - the log (kernel/logring.c) holds the last LOG_BUF_SIZE bytes ever
+ *     logged, every level, shown or not; when it wraps, the oldest lines
+ *     go and are counted (log.dropped_lines); readers start at a whole line;
  *   - consoles are called with printk_lock held and interrupts off, so
  *     lines from different CPUs never interleave within a line.
  */
@@ -19,6 +23,7 @@
 #include "cmdline.h"
 #include "format.h"
 #include "kstring.h"
+#include "logring.h"
 #include "param.h"
 #include "spinlock.h"
 #include "time.h"
@@ -26,7 +31,7 @@
 #define LINE_MAX 1024           /* one printk call's formatted text */
 
 static char log_buf[LOG_BUF_SIZE];
-static u64 log_total;
+static struct logring log = { .buf = log_buf, .size = LOG_BUF_SIZE };
 static bool printk_at_line_start = true;
 static struct console *consoles;
 static struct spinlock printk_lock = SPINLOCK_INIT("printk");
@@ -48,9 +53,7 @@ static bool console_wanted(const struct console *c)
 
 static void emit(const char *s, size_t n, bool to_consoles)
 {
-	for (size_t i = 0; i < n; i++)
-		log_buf[(log_total + i) % LOG_BUF_SIZE] = s[i];
-	log_total += n;
+	logring_put(&log, s, n);
 	if (!to_consoles)
 		return;
 	for (struct console *c = consoles; c; c = c->next)
@@ -138,6 +141,22 @@ int printk(const char *fmt, ...)
 	return n;
 }
 
+void printk_progress(const char *fmt, ...)
+{
+	char line[160];
+	va_list ap;
+	u64 flags;
+
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	bool locked = lock(&flags);
+	for (struct console *c = consoles; c; c = c->next)
+		if (c->enabled && c->progress)
+			c->progress(c, line);
+	unlock(flags, locked);
+}
+
 void console_register(struct console *con, bool replay)
 {
 	u64 flags;
@@ -145,9 +164,12 @@ void console_register(struct console *con, bool replay)
 	bool locked = lock(&flags);
 	con->enabled = console_wanted(con);
 	if (replay && con->enabled) {
-		u64 start = log_total > LOG_BUF_SIZE ? log_total - LOG_BUF_SIZE : 0;
-		for (u64 i = start; i < log_total; i++)
-			con->write(con, &log_buf[i % LOG_BUF_SIZE], 1);
+		char chunk[256];
+		u64 pos = 0;
+		size_t n;
+
+		while ((n = logring_copy(&log, pos, log.total, chunk, sizeof(chunk), &pos)))
+			con->write(con, chunk, n);
 	}
 	con->next = consoles;
 	consoles = con;
@@ -185,11 +207,61 @@ size_t printk_log_tail(char *buf, size_t len)
 	if (len == 0)
 		return 0;
 	bool locked = lock(&flags);
-	n = (size_t)MIN((u64)len - 1, MIN(log_total, (u64)LOG_BUF_SIZE));
-	start = log_total - n;
-	for (size_t i = 0; i < n; i++)
-		buf[i] = log_buf[(start + i) % LOG_BUF_SIZE];
+	n = (size_t)MIN((u64)len - 1, MIN(log.total, (u64)LOG_BUF_SIZE));
+	start = log.total - n;
+	n = logring_copy(&log, start, log.total, buf, n, NULL);
 	buf[n] = '\0';
 	unlock(flags, locked);
 	return n;
+}
+
+size_t printk_log_copy(char *buf, size_t len)
+{
+	u64 flags, from;
+	size_t n;
+
+	bool locked = lock(&flags);
+	from = logring_first(&log);
+	if (log.total - from > len) {   /* keep the newest, from a line start */
+		from = log.total - len;
+		while (from < log.total && log.buf[(from - 1) % log.size] != '\n')
+			from++;
+	}
+	n = logring_copy(&log, from, log.total, buf, len, NULL);
+	unlock(flags, locked);
+	return n;
+}
+
+void printk_log_stats(u64 *kept, u64 *total, u64 *dropped_lines)
+{
+	u64 flags;
+
+	bool locked = lock(&flags);
+	*kept = log.total - logring_first(&log);
+	*total = log.total;
+	*dropped_lines = log.dropped_lines;
+	unlock(flags, locked);
+}
+
+void printk_dump_log(u64 last_lines)
+{
+	u64 flags, pos, end, kept, total, dropped;
+	char chunk[256];
+	size_t n;
+
+	bool locked = lock(&flags);
+	end = log.total;
+	pos = last_lines ? logring_last_lines(&log, last_lines) : 0;
+	unlock(flags, locked);
+	do {    /* chunk by chunk, so other CPUs' lines can get in between */
+		locked = lock(&flags);
+		n = logring_copy(&log, pos, end, chunk, sizeof(chunk), &pos);
+		for (struct console *c = consoles; c; c = c->next)
+			if (c->enabled && n)
+				c->write(c, chunk, n);
+		unlock(flags, locked);
+	} while (n);
+	printk_log_stats(&kept, &total, &dropped);
+	printk("dmesg: %llu bytes kept of %llu logged; %llu older lines dropped (the log keeps %u KiB)\n",
+	       kept, total, dropped, LOG_BUF_SIZE / 1024);
 }

@@ -13,6 +13,7 @@
 #include "debugexit.h"
 #include "dma.h"
 #include "edu.h"
+#include "fbcon.h"
 #include "format.h"
 #include "kbd.h"
 #include "kstring.h"
@@ -24,6 +25,7 @@
 #include "percpu.h"
 #include "printk.h"
 #include "rcu.h"
+#include "results.h"
 #include "sched.h"
 #include "serial.h"
 #include "slab.h"
@@ -243,6 +245,19 @@ static bool cmd_test(int argc, char **argv)
 		return false;
 	last_test_failed = ktest_run(argv[1]);
 	printk("test: %d failed\n", last_test_failed);
+	results_begin("tests");         /* and as a QR code, to take home */
+	results_add_ktest();
+	results_show();
+	return true;
+}
+
+static bool cmd_dmesg(int argc, char **argv)
+{
+	u64 lines = 0;
+
+	if (argc > 2 || (argc == 2 && (!number(argv[1], &lines) || !lines)))
+		return false;
+	printk_dump_log(lines);
 	return true;
 }
 
@@ -316,6 +331,7 @@ static const struct command commands[] = {
 	{ "pci", "pci", "PCI functions and BARs", cmd_pci },
 	{ "blk", "blk [read SECTOR | write SECTOR BYTE]", "the virtio disk", cmd_blk },
 	{ "test", "test SUITE[,SUITE...]|all", "run KTAP suites", cmd_test },
+	{ "dmesg", "dmesg [LINES]", "the kernel log, or its last LINES lines (on the screen: PgUp/PgDn scroll back)", cmd_dmesg },
 	{ "bench", "bench NAME[,NAME...]|all", "run benchmarks", cmd_bench },
 	{ "story", "story", "the 2.6.14 story again", cmd_story },
 	{ "reboot", "reboot", "reset the machine", cmd_reboot },
@@ -368,7 +384,18 @@ bool shell_execute(const char *line)
 static char history[SHELL_HISTORY][SHELL_LINE_MAX];
 static u32 history_count;
 
-static int next_byte(void)
+/* Page Up/Down move the screen's view over the log: a page, or half with Shift. */
+static void scroll_back(int key)
+{
+	struct fbcon_info info;
+
+	fbcon_get_info(&info);
+	int step = (int)(info.rows > 4 ? info.rows - 2 : 1) / ((key & KEY_SHIFT) ? 2 : 1);
+	fbcon_view_scroll((key & ~KEY_SHIFT) == KEY_PGUP ? step : -step);
+}
+
+/* The next input from any keyboard or the serial port: a byte or a KEY_ code. */
+static int raw_byte(void)
 {
 	for (;;) {
 		int c = serial_getc();
@@ -379,6 +406,31 @@ static int next_byte(void)
 		if (c >= 0)
 			return c;
 		msleep(10);
+	}
+}
+
+/*
+ * The next byte for the line editor. Any key hides the results' QR code;
+ * Page Up/Down (the i8042's KEY_ codes) move the screen's view and are
+ * not bytes; any other key but ESC brings the view back to the live
+ * screen. ESC starts a sequence read_line() decodes: Page Up/Down arrive
+ * that way from the USB keyboard and a serial terminal (ESC [ 5 ~).
+ */
+static int next_byte(void)
+{
+	for (;;) {
+		int c = raw_byte();
+
+		fbcon_hide_qr();
+		if ((c & ~KEY_SHIFT) == KEY_PGUP || (c & ~KEY_SHIFT) == KEY_PGDN) {
+			scroll_back(c);
+			continue;
+		}
+		if (c == 27)
+			return c;
+		fbcon_view_live();
+		if (c <= 0xff)
+			return c;
 	}
 }
 
@@ -410,12 +462,21 @@ static void read_line(char *line)
 			line[len] = 0;
 			return;
 		}
-		if (c == 27) {                          /* ESC [ A / B: history */
-			if (next_byte() != '[')
+		if (c == 27) {                          /* ESC [ A / B: history; ESC [ 5 ~ / 6 ~: pages */
+			if (raw_byte() != '[') {
+				fbcon_view_live();
 				continue;
-			int k = next_byte();
-			while (k >= '0' && k <= '9')    /* ESC [ 5 ~ and the like: not ours */
-				k = next_byte();
+			}
+			int k = raw_byte(), number = 0;
+			while (k >= '0' && k <= '9') {
+				number = number * 10 + (k - '0');
+				k = raw_byte();
+			}
+			if (k == '~' && (number == 5 || number == 6)) {
+				scroll_back(number == 5 ? KEY_PGUP : KEY_PGDN);
+				continue;
+			}
+			fbcon_view_live();
 			if (k == 'A' && back < history_count && back < SHELL_HISTORY) {
 				back++;
 				replace_line(line, &len, history[(history_count - back) % SHELL_HISTORY]);

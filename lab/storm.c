@@ -159,6 +159,53 @@ static void hog_loop(void *arg)
 	}
 }
 
+/*
+ * A storm longer than a second shows its progress on the screen, once a
+ * second, in place (printk_progress(): not logged, not on serial, so no
+ * line a script reads changes). The timer runs on a CPU that neither
+ * storms nor hogs, so the storm's CPUs see no extra interrupt or switch;
+ * on a machine with no such CPU there is no progress line.
+ */
+#define PROGRESS_PERIOD_NS (1000ULL * 1000 * 1000)
+
+static struct {
+	struct ktimer timer;
+	struct storm_state *s;
+	u64 t0;
+	volatile bool stop;
+} progress;
+
+static void progress_tick(struct ktimer *t)
+{
+	u64 ms = (ktime_ns() - progress.t0) / 1000000;
+
+	if (progress.stop)
+		return;
+	printk_progress("storm: %llu s: %llu iterations, nr_files %llu, mode %s ...", ms / 1000,
+			storm_done(progress.s), vfs_nr_files(), rcu_mode_name());
+	timer_add(t, PROGRESS_PERIOD_NS, t->cpu, progress_tick, NULL);
+}
+
+static void progress_start(struct storm_state *s, const struct cpumask *cpus,
+			   const struct cpumask *hogs)
+{
+	progress.stop = true;
+	for (u32 cpu = 0; cpu < nr_cpus; cpu++)
+		if (percpu[cpu].online && !cpumask_test(cpus, cpu) && !cpumask_test(hogs, cpu)) {
+			progress = (typeof(progress)){ .s = s, .t0 = ktime_ns() };
+			timer_add(&progress.timer, PROGRESS_PERIOD_NS, cpu, progress_tick, NULL);
+			return;
+		}
+}
+
+static void progress_stop(void)
+{
+	if (progress.stop)
+		return;
+	progress.stop = true;
+	timer_cancel_sync(&progress.timer);
+}
+
 static void print_result(const struct storm_result *r)
 {
 	char cpus[64], hogs[64], enfile[24], where[64] = "-";
@@ -204,6 +251,7 @@ void storm_run(enum storm_where where, u64 n, const struct cpumask *cpus,
 	u64 gps0 = rcu_completed_batches(), fqs0 = rcu_fqs_rounds(), t0 = ktime_ns();
 
 	storm_trace_start(cpus);
+	progress_start(&s, cpus, hogs);
 	preempt_disable();      /* start them all before any runs */
 	for (u32 cpu = 0; cpu < nr_cpus; cpu++) {
 		if (!percpu[cpu].online)
@@ -218,6 +266,7 @@ void storm_run(enum storm_where where, u64 n, const struct cpumask *cpus,
 	for (u32 i = 0; i < nthreads; i++)
 		if (threads[i])
 			thread_join(threads[i]);
+	progress_stop();
 
 	r->ms = (ktime_ns() - t0) / 1000000;
 	r->iterations = storm_done(&s);

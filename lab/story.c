@@ -22,6 +22,7 @@
 #include "pattern.h"
 #include "percpu.h"
 #include "printk.h"
+#include "results.h"
 #include "time.h"
 #include "vfs.h"
 #include "virtio_blk.h"
@@ -304,11 +305,48 @@ void story_print(const struct story_result *res)
 	printk("See docs/story.md. Try: make run ARGS=\"swiotlb=rc4\", then the shell's help.\n");
 }
 
+/* One word per verdict, for the results' QR code. */
+static const char *const verdict_word[] = {
+	[STORY_SURVIVES] = "survives",
+	[STORY_SURVIVES_ALONE] = "survives-alone",
+	[STORY_LOSES_TO_THE_HOG] = "enfile-with-hog",
+	[STORY_LOSES_ALONE_ONLY] = "enfile-alone-only",
+	[STORY_HITS_ENFILE] = "enfile",
+};
+
+static const char *dma_word(const struct story_dma *dma)
+{
+	return !dma->present ? "absent" : dma->refused ? "refused" :
+	       dma->intact ? "intact" : "CORRUPTED";
+}
+
+/* The verdicts, compact, for the results a user takes home (results.h). */
+static void story_results(const struct story_result *res)
+{
+	enum swiotlb_policy live = swiotlb_policy();
+
+	results_begin("story");
+	if (res->live_pool)
+		results_add("swiotlb=%s pool=0x%llx-0x%llx node=%d dma32=%s",
+			    swiotlb_policies[live].name, res->live_base, res->live_end,
+			    res->live_node, res->live_end <= DMA32_LIMIT ? "yes" : "NO");
+	else
+		results_add("swiotlb=%s pool=none", swiotlb_policies[live].name);
+	for (enum rcu_mode mode = 0; mode < RCU_NR_MODES; mode++)
+		results_add("rcu.mode=%s %s", rcu_modes[mode].name, verdict_word[res->verdict[mode]]);
+	if (res->high_memory)
+		results_add("dma-high: virtio-blk=%s edu=%s", dma_word(&res->blk), dma_word(&res->edu));
+	else
+		results_add("dma-high: no memory above 4 GiB");
+	results_show();
+}
+
 void story_run(struct story_result *res)
 {
 	printk("story: replaying both bugs; the storms' own lines come first, then the report\n");
 	story_measure(res);
 	story_print(res);
+	story_results(res);
 }
 
 void story_boot(void)

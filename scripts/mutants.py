@@ -10,6 +10,7 @@ it, and where to run:
     # run: pair test=rcu            (a topology and a kernel command line)
     # run: host rcu                 (or the host unit tests, with a selection)
     # run: check-rcu                (or make check-rcu, optionally with a world: 2 2 2)
+    # run: story+nodebugexit test=boot   (a topology may carry matrix flags)
     # run: matrix shell-keyboard    (or boots of tests/matrix, as listed: firmware,
                                      flags and sessions included; names or globs)
     # timeout: 20                   (optional: seconds for its boots, default 45)
@@ -186,7 +187,8 @@ def run_tests(tree, name, headers):
         with open(matrix, 'w') as f:
             for i, (topology, args) in enumerate(boots):
                 timeout = headers.get('timeout', BOOT_TIMEOUT)
-                f.write(f'{name}-{i} {topology} bios {timeout} pass {args}\n')
+                topology, plus, flags = topology.partition('+')   # story+nodebugexit
+                f.write(f'{name}-{i} {topology} bios {timeout} pass{plus}{flags} {args}\n')
         run(['python3', 'tests/run.py', 'test', '--matrix', matrix, '--json', out], tree,
             timeout=600)
         records += json.load(open(out)) if os.path.exists(out) else []

@@ -14,7 +14,10 @@ touching this script.
 Every test boot ends by writing a code to the isa-debug-exit port, so QEMU's
 exit status tells how the kernel ended: 1 all passed, 3 some failed, 5 panic.
 A status of 0 can only mean a triple fault or a reset (we pass -no-reboot), and
-a boot that does not end before its timeout is a hang.  Neither status alone is
+a boot that does not end before its timeout is a hang.  A boot marked
++nodebugexit has no such device, like real hardware: the kernel halts after
+its tests with the line "tests done: ...; the machine is halted", which then
+stands for the exit status (QEMU is killed once it appears).  Neither status alone is
 trusted: the serial log must also hold a complete KTAP report (KUnit layout),
 which is parsed case by case, so a failure is always reported with the name of
 the failing case and the lines it printed.
@@ -93,6 +96,9 @@ OVMF_PAIRS = [
 ]
 
 DEBUG_EXIT = 'isa-debug-exit,iobase=0xf4,iosize=0x04'
+# The last line of a test= boot that found no debug-exit device (kernel/main.c).
+HALTED = re.compile(r'tests done: (\d+) passed, (\d+) failed, (\d+) skipped; '
+                    r'the machine is halted')
 CMDLINE_FW_CFG = 'opt/testbed/cmdline'
 HOST_TIMEOUT = 120          # seconds allowed to one host test binary
 TAIL = 20                   # lines of output shown for a failure
@@ -139,6 +145,7 @@ class Boot:
     target: str = ''    # the regex of panic:, the suite.case of fail:
     usb: bool = False
     alone: bool = False  # run with nothing else running (after the others)
+    debugexit: bool = True  # False (+nodebugexit): no isa-debug-exit, as on hardware
     args: str = ''      # kernel command line
     session: str = ''   # +session=NAME: tests/sessions.py's NAME drives it over QMP
 
@@ -206,7 +213,7 @@ TOPO_KEYS = {'machine', 'memory', 'smp', 'firmware', 'cpu', 'qemu', 'expect', 'd
 TOPO_REQUIRED = ('machine', 'memory', 'smp', 'firmware')
 MACHINES = ('pc', 'q35')
 FIRMWARES = ('bios', 'uefi')
-BOOT_FLAGS = ('usb', 'alone')
+BOOT_FLAGS = ('usb', 'alone', 'nodebugexit')
 SESSION_FLAG = re.compile(r'session=(\w+)')
 
 
@@ -285,7 +292,7 @@ def parse_expect(column, where):
         return kind, arg, flags
     raise SetupError(f'{where}: expect "{column}" is not pass, '
                      'panic:REGEX or fail:SUITE.CASE (optionally +usb, '
-                     '+alone, +session=NAME)')
+                     '+alone, +nodebugexit, +session=NAME)')
 
 
 def parse_matrix(text, where='matrix'):
@@ -328,6 +335,7 @@ def parse_matrix(text, where='matrix'):
         boots.append(Boot(name=name, topology=topo, firmware=firmware,
                           timeout=seconds, kind=kind, target=target,
                           usb='usb' in flags, alone='alone' in flags,
+                          debugexit='nodebugexit' not in flags,
                           session=sessions[0] if sessions else '',
                           args=fields[5] if len(fields) > 5 else ''))
     return boots
@@ -619,6 +627,40 @@ def describe_qemu_exit(rc, timeout):
     return 'abnormal', f'QEMU exit {rc} (QEMU itself failed?)'
 
 
+def describe_halt(lines, timeout):
+    """For a +nodebugexit boot: the halted line stands for the exit status.
+
+    Returns (outcome, words) like describe_qemu_exit.
+    """
+    for line in lines:
+        match = HALTED.search(line)
+        if match:
+            failed = int(match.group(2))
+            return (('failed', f'halted with {failed} failed') if failed
+                    else ('passed', 'halted, all passed'))
+    return 'abnormal', f'hang: no "the machine is halted" line after {timeout:g} s'
+
+
+def halted_line_problems(lines, report):
+    """The halted line must repeat the KTAP report's counts and come last."""
+    kernel = [line for line in lines if line.strip()]
+    found = [i for i, line in enumerate(kernel) if HALTED.search(line)]
+    if not found or not report.found:
+        return []
+    match = HALTED.search(kernel[found[0]])
+    cases = all_cases(report)
+    counts = (sum(c.status == 'ok' for c in cases),
+              sum(c.status not in ('ok', 'skip') for c in cases),
+              sum(c.status == 'skip' for c in cases))
+    problems = []
+    if tuple(int(g) for g in match.groups()) != counts:
+        problems.append(f'halted line says {match.group(0)!r} but KTAP counts '
+                        f'{counts[0]} passed, {counts[1]} failed, {counts[2]} skipped')
+    if found[0] != len(kernel) - 1:
+        problems.append(f'lines after the halted line: {kernel[found[0] + 1].strip()!r}')
+    return problems
+
+
 def describe_host_exit(rc, timeout):
     """Map a host test binary's exit status like describe_qemu_exit."""
     if rc is None:
@@ -771,11 +813,17 @@ def judge_boot(boot, topo, rc, log_text, qemu_text='', log_name='log',
     """
     lines, start = kernel_lines(log_text)
     report = read_ktap(lines, start)
-    outcome, words = describe_qemu_exit(rc, boot.timeout)
+    if boot.debugexit:
+        outcome, words = describe_qemu_exit(rc, boot.timeout)
+    else:
+        outcome, words = describe_halt(lines, boot.timeout)
+        rc = {'passed': 1, 'failed': 3}.get(outcome)    # what the port would have said
     sections = [(f'{log_name} (last {TAIL} lines)', tail(clean_log(log_text))),
                 ('QEMU said', tail(qemu_text.splitlines(), 10))]
     missing = [f'missing expected line: "{line}"'
                for line in missing_lines(lines, topo.expect)]
+    if not boot.debugexit:
+        missing += halted_line_problems(lines, report)
     missing += [f'session {boot.session}: {p}' for p in session_problems]
     if boot.kind == 'pass':
         verdict = judge_cases(boot.name, report, outcome, words, sections,
@@ -981,11 +1029,12 @@ def disk_bytes(size):
 
 
 def qemu_command(qemu, topo, firmware, accel, usb, args, serial, display,
-                 ovmf=None, disk=None):
+                 ovmf=None, disk=None, debugexit=True):
     """Build the QEMU argv for one boot.
 
     ovmf is (code, private vars copy) and is needed for UEFI; disk is the
-    raw image for the topology's virtio-blk disk, when it has one.
+    raw image for the topology's virtio-blk disk, when it has one;
+    debugexit=False leaves out the isa-debug-exit device.
     """
     cmd = [qemu, '-machine', topo.machine, '-m', topo.memory,
            '-smp', topo.smp, '-accel', accel]
@@ -1006,8 +1055,9 @@ def qemu_command(qemu, topo, firmware, accel, usb, args, serial, display,
                 '-device', 'usb-storage,drive=stick,bootindex=0']
     else:
         cmd += ['-cdrom', ISO, '-boot', 'd']
-    cmd += ['-device', DEBUG_EXIT, '-no-reboot',
-            '-display', display, '-serial', serial]
+    if debugexit:
+        cmd += ['-device', DEBUG_EXIT]
+    cmd += ['-no-reboot', '-display', display, '-serial', serial]
     if args:
         cmd += ['-fw_cfg',
                 f'name={CMDLINE_FW_CFG},string={escape_option(args)}']
@@ -1065,7 +1115,7 @@ def private_disk(name, size):
 
 
 def boot_command(qemu, topo, firmware, accel, usb, args, serial, display,
-                 vars_name):
+                 vars_name, debugexit=True):
     """qemu_command plus the UEFI variable copy and the disk, when used."""
     ovmf = None
     if firmware == 'uefi':
@@ -1074,7 +1124,7 @@ def boot_command(qemu, topo, firmware, accel, usb, args, serial, display,
     disk = private_disk(vars_name, topo.disk) if topo.disk else None
     args = f'{topo.args} {args}'.strip()        # the machine's words first, the boot's win
     return qemu_command(qemu, topo, firmware, accel, usb, args, serial,
-                        display, ovmf, disk)
+                        display, ovmf, disk, debugexit)
 
 
 def run_boot(boot, topo, qemu, accel):
@@ -1088,7 +1138,7 @@ def run_boot(boot, topo, qemu, accel):
     if os.path.exists(os.path.join(ROOT, log)):
         os.remove(os.path.join(ROOT, log))
     cmd = boot_command(qemu, topo, boot.firmware, accel, boot.usb, boot.args,
-                       f'file:{log}', 'none', boot.name)
+                       f'file:{log}', 'none', boot.name, boot.debugexit)
     socket_path = None
     if boot.session:
         socket_path = os.path.join(ROOT, QMP_DIR, f'{boot.name}.sock')
@@ -1109,12 +1159,16 @@ def run_boot(boot, topo, qemu, accel):
                                    os.path.join(ROOT, log), started)
             if problems:        # it went wrong: no need to wait for the timeout
                 deadline = min(deadline, time.monotonic() + SESSION_GRACE)
-        try:
-            rc = machine.wait(timeout=max(0.1, deadline - time.monotonic()))
-        except subprocess.TimeoutExpired:
+        if boot.debugexit:
+            try:
+                rc = machine.wait(timeout=max(0.1, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                rc = None
+        else:
+            rc = wait_until_halted(machine, log, deadline)
+        if rc is None:
             machine.kill()
             machine.wait()
-            rc = None
     elapsed = time.monotonic() - started
     if socket_path and os.path.exists(socket_path):
         os.remove(socket_path)
@@ -1126,6 +1180,20 @@ def run_boot(boot, topo, qemu, accel):
                          problems)
     verdict.elapsed = elapsed
     return verdict
+
+
+def wait_until_halted(machine, log, deadline):
+    """Wait for the serial log's halted line, for a boot without the
+    debug-exit device, which cannot end QEMU. Returns QEMU's exit status if
+    QEMU ended by itself (a triple fault), else None: the caller kills it
+    (after the halted line, or at the deadline: the log tells which)."""
+    while time.monotonic() < deadline:
+        if machine.poll() is not None:
+            return machine.returncode
+        if HALTED.search(read_text(log)):
+            return None
+        time.sleep(0.25)
+    return None
 
 
 def run_session(boot, machine, socket_path, log_path, started):

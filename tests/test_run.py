@@ -102,7 +102,8 @@ def boot(expect='pass', timeout=60):
     kind, target, flags = run.parse_expect(expect, 'test')
     return run.Boot(name='b', topology='single', firmware='bios',
                     timeout=timeout, kind=kind, target=target,
-                    usb='usb' in flags, args='test=all')
+                    usb='usb' in flags, debugexit='nodebugexit' not in flags,
+                    args='test=all')
 
 
 def titles(verdict):
@@ -323,6 +324,50 @@ class PassVerdictTest(unittest.TestCase):
         self.assertEqual(titles(verdict), ['boot'])
         self.assertEqual(verdict.failures[0].reasons,
                          ['missing expected line: "numa: 3 nodes"'])
+
+
+HALTED = '[    0.600000] tests done: 3 passed, 0 failed, 0 skipped; the machine is halted\n'
+
+
+class HaltVerdictTest(unittest.TestCase):
+    """+nodebugexit boots: the halted line stands for the exit status."""
+
+    def judge(self, text, expect='pass+nodebugexit'):
+        return run.judge_boot(boot(expect), SINGLE, None, text)
+
+    def test_flag_parses_and_drops_the_device(self):
+        self.assertFalse(boot('pass+nodebugexit').debugexit)
+        self.assertTrue(boot('pass').debugexit)
+        with_device = run.qemu_command('qemu', SINGLE, 'bios', 'tcg', False, '',
+                                       'stdio', 'none')
+        without = run.qemu_command('qemu', SINGLE, 'bios', 'tcg', False, '',
+                                   'stdio', 'none', debugexit=False)
+        self.assertIn(run.DEBUG_EXIT, with_device)
+        self.assertNotIn(run.DEBUG_EXIT, without)
+
+    def test_halted_after_a_clean_report_passes(self):
+        verdict = self.judge(ALL_PASS + HALTED)
+        self.assertEqual((verdict.passed, verdict.failed), (3, 0))
+
+    def test_no_halted_line_is_a_hang(self):
+        verdict = self.judge(ALL_PASS)
+        self.assertEqual(verdict.failed, 1)
+        self.assertIn('no "the machine is halted" line', verdict.summary)
+
+    def test_counts_must_match_the_report(self):
+        verdict = self.judge(ALL_PASS + HALTED.replace('3 passed', '4 passed'))
+        self.assertEqual(verdict.failed, 1)
+        self.assertIn('but KTAP counts 3 passed', verdict.summary)
+
+    def test_nothing_may_follow_the_halted_line(self):
+        verdict = self.judge(ALL_PASS + HALTED + '[    0.7] story: replaying both bugs\n')
+        self.assertEqual(verdict.failed, 1)
+        self.assertIn('lines after the halted line', verdict.summary)
+
+    def test_an_expected_failure_halts_with_it(self):
+        text = SAMPLE + '[    0.6] tests done: 2 passed, 1 failed, 1 skipped; the machine is halted\n'
+        verdict = self.judge(text, 'fail:format.width_padding+nodebugexit')
+        self.assertEqual(verdict.failed, 0)
 
 
 class SingleVerdictTest(unittest.TestCase):

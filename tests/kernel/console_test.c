@@ -6,13 +6,17 @@
 #include "format.h"
 #include "kstring.h"
 #include "ktest.h"
+#include "logring.h"
 #include "mb2.h"
+#include "param.h"
 #include "printk.h"
 #include "time.h"
 
 extern struct boot_info boot_info;
 
 static char tail[512];
+
+#define MAX_LINE_TEST 400
 
 static void log_keeps_what_printk_said(struct ktest *t)
 {
@@ -91,6 +95,145 @@ static void snprintf_in_the_kernel(struct ktest *t)
 	EXPECT_STREQ(t, buf, "  -42|ab  |0xff|0x0000000000001000");
 }
 
+static char whole_log[LOG_BUF_SIZE];
+
+/*
+ * dmesg's source holds the whole boot, from the banner on, and every line
+ * printed since, shown on the consoles or not: 200 numbered debug lines
+ * (below the console log level) are all there, in order.
+ */
+static void the_log_keeps_every_line_printed(struct ktest *t)
+{
+	u64 kept, total, dropped;
+	char want[48];
+
+	for (int i = 0; i < 200; i++)
+		pr_debug("console_test: kept line %d of 200\n", i);
+	size_t n = printk_log_copy(whole_log, sizeof(whole_log) - 1);
+	whole_log[n] = '\0';
+	printk_log_stats(&kept, &total, &dropped);
+	EXPECT_EQ(t, dropped, 0);               /* a test boot logs far less than the ring */
+	EXPECT_EQ(t, kept, total);
+	EXPECT_TRUE(t, strstr(whole_log, "======== testbed ") != NULL);
+	const char *at = whole_log;
+	for (int i = 0; i < 200 && at; i++) {
+		snprintf(want, sizeof(want), "console_test: kept line %d of 200\n", i);
+		at = strstr(at, want);
+		if (!at)
+			ktest_log(t, "missing: %s", want);
+	}
+	EXPECT_TRUE(t, at != NULL);
+}
+
+/* The same ring code on a small ring: the oldest lines go, counted; the newest stay. */
+static void a_wrapped_log_counts_what_it_dropped(struct ktest *t)
+{
+	static char small[64];
+	struct logring r = { .buf = small, .size = sizeof(small) };
+	char line[32], out[80];
+
+	for (int i = 0; i < 20; i++) {
+		int len = snprintf(line, sizeof(line), "line %02d\n", i);      /* 8 bytes */
+		logring_put(&r, line, (size_t)len);
+	}
+	size_t n = logring_copy(&r, 0, r.total, out, sizeof(out) - 1, NULL);
+	out[n] = '\0';
+	EXPECT_EQ(t, r.dropped_lines, 12);      /* 160 bytes through 64: 8 whole lines stay */
+	EXPECT_STREQ(t, out, "line 12\nline 13\nline 14\nline 15\nline 16\nline 17\n"
+			     "line 18\nline 19\n");
+}
+
+/* Page Up puts the log's view on the screen, with its status line; live again after. */
+static void scroll_back_shows_the_log_view(struct ktest *t)
+{
+	struct fbcon_info fi;
+	u32 wrong = 0;
+
+	fbcon_get_info(&fi);
+	if (!fi.active)
+		KTEST_SKIP(t, "no framebuffer console");
+	if (fi.text_mode)
+		KTEST_SKIP(t, "VGA text mode: no pixels to check");
+	fbcon_view_scroll((int)fi.rows);
+	EXPECT_TRUE(t, fbcon_viewing());
+	/* The status line "-- log: rows ..." starts the bottom row. */
+	const u8 *glyph = font_glyph('-');
+	for (u32 y = 0; y < FONT_HEIGHT; y++)
+		for (u32 x = 0; x < FONT_WIDTH; x++) {
+			u32 want = (glyph[y] & (0x80 >> x)) ? fi.fg : fi.bg;
+			wrong += fbcon_read_pixel(x, (fi.rows - 1) * FONT_HEIGHT + y) != want;
+		}
+	fbcon_view_scroll(-(int)fi.rows * 100);  /* past the bottom: live */
+	EXPECT_FALSE(t, fbcon_viewing());
+	EXPECT_EQ(t, wrong, 0);
+}
+
+/* A progress line is drawn on the cursor's empty row, and never logged. */
+static void progress_line_is_shown_not_logged(struct ktest *t)
+{
+	struct fbcon_info fi;
+	u32 wrong = 0;
+
+	fbcon_get_info(&fi);
+	if (!fi.active)
+		KTEST_SKIP(t, "no framebuffer console");
+	if (fi.text_mode)
+		KTEST_SKIP(t, "VGA text mode: no pixels to check");
+	printk("console_test: before the progress line\n");     /* the cursor at a row start */
+	fbcon_get_info(&fi);
+	printk_progress("@progress %d", 77);
+	const u8 *glyph = font_glyph('@');
+	for (u32 y = 0; y < FONT_HEIGHT; y++)
+		for (u32 x = 0; x < FONT_WIDTH; x++) {
+			u32 want = (glyph[y] & (0x80 >> x)) ? fi.fg : fi.bg;
+			wrong += fbcon_read_pixel(x, fi.row * FONT_HEIGHT + y) != want;
+		}
+	printk("console_test: after the progress line\n");      /* takes its place */
+	printk_log_tail(tail, sizeof(tail));
+	EXPECT_EQ(t, wrong, 0);
+	EXPECT_TRUE(t, strstr(tail, "progress 77") == NULL);
+	EXPECT_TRUE(t, strstr(tail, "console_test: after the progress line") != NULL);
+}
+
+/* Draw-or-not of one cell: does cell (col, row) show glyph c? */
+static bool cell_shows(const struct fbcon_info *fi, u32 col, u32 row, char c)
+{
+	const u8 *glyph = font_glyph((unsigned char)c);
+
+	for (u32 y = 0; y < FONT_HEIGHT; y++)
+		for (u32 x = 0; x < FONT_WIDTH; x++)
+			if (fbcon_read_pixel(col * FONT_WIDTH + x, row * FONT_HEIGHT + y) !=
+			    ((glyph[y] & (0x80 >> x)) ? fi->fg : fi->bg))
+				return false;
+	return true;
+}
+
+/* A line longer than the screen goes on at a word, indented past the timestamp. */
+static void long_lines_wrap_at_a_word(struct ktest *t)
+{
+	static char line[MAX_LINE_TEST];
+	struct fbcon_info fi;
+	size_t n = 0;
+
+	fbcon_get_info(&fi);
+	if (!fi.active)
+		KTEST_SKIP(t, "no framebuffer console");
+	if (fi.text_mode || fi.cols <= 40 || fi.cols + 40 > MAX_LINE_TEST)
+		KTEST_SKIP(t, "VGA text mode or an odd width");
+	while (n < fi.cols)                     /* "@@@@@@@ " words: more than a row */
+		n += (size_t)snprintf(line + n, sizeof(line) - n, "@@@@@@@ ");
+	printk("console_test: %s\n", line);
+	fbcon_get_info(&fi);
+	u32 row = fi.row - 1;                   /* the wrapped part's row */
+	EXPECT_TRUE(t, cell_shows(&fi, 0, row, ' '));
+	EXPECT_TRUE(t, cell_shows(&fi, 16, row, ' '));
+	EXPECT_TRUE(t, cell_shows(&fi, 17, row, '@'));
+	/* A whole word was carried: seven '@' then a blank. */
+	for (u32 col = 17; col < 24; col++)
+		EXPECT_TRUE(t, cell_shows(&fi, col, row, '@'));
+	EXPECT_TRUE(t, cell_shows(&fi, 24, row, ' '));
+}
+
 static const struct ktest_case console_cases[] = {
 	KTEST(log_keeps_what_printk_said),
 	KTEST(every_line_has_a_fixed_width_timestamp),
@@ -98,6 +241,11 @@ static const struct ktest_case console_cases[] = {
 	KTEST(framebuffer_shows_the_glyph),
 	KTEST(uefi_boot_has_a_framebuffer),
 	KTEST(snprintf_in_the_kernel),
+	KTEST(the_log_keeps_every_line_printed),
+	KTEST(a_wrapped_log_counts_what_it_dropped),
+	KTEST(scroll_back_shows_the_log_view),
+	KTEST(progress_line_is_shown_not_logged),
+	KTEST(long_lines_wrap_at_a_word),
 	{},
 };
 KTEST_SUITE(console, console_cases);

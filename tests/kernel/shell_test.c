@@ -10,6 +10,7 @@ static void good_commands_run(struct ktest *t)
 	EXPECT_TRUE(t, shell_execute("help"));
 	EXPECT_TRUE(t, shell_execute("  topo  "));
 	EXPECT_TRUE(t, shell_execute("cpus"));
+	EXPECT_TRUE(t, shell_execute("dmesg 2"));       /* all of it would repeat this KTAP */
 	EXPECT_TRUE(t, shell_execute("rcu"));
 	EXPECT_TRUE(t, shell_execute("rcu modes"));
 	EXPECT_TRUE(t, shell_execute("acpi APIC"));
@@ -28,6 +29,8 @@ static void bad_input_gets_usage(struct ktest *t)
 	EXPECT_FALSE(t, shell_execute("rcu mode"));
 	EXPECT_FALSE(t, shell_execute("a b c d e f g h i j k"));   /* more words than it takes */
 	EXPECT_FALSE(t, shell_execute("test"));
+	EXPECT_FALSE(t, shell_execute("dmesg all"));
+	EXPECT_FALSE(t, shell_execute("dmesg 0"));
 }
 
 static void storm_and_mode_switch_from_the_shell(struct ktest *t)
