@@ -3,15 +3,23 @@
  *
  * The compiler may emit calls to memcpy, memmove, memset and memcmp even in
  * freestanding code (struct copies, zeroing), so these must exist. The copy
- * and fill loops use "rep movsb"/"rep stosb", which modern CPUs (ERMSB) run
- * at full speed, and which keeps the code free of SSE.
+ * and fill loops are string instructions, which keeps the code free of SSE:
+ * "rep movsq"/"rep stosq" for the whole quadwords, then "rep movsb"/"rep
+ * stosb" for the last 0-7 bytes (as Linux's x86-64 memcpy did before
+ * ERMSB). On hardware both forms run at full speed (fast strings); under
+ * QEMU's TCG, which moves one element per iteration, quadwords copy eight
+ * times faster, and the 64 MiB bounce pool is filled in a fraction of the
+ * time.
  */
 #include "kstring.h"
 
 void *memcpy(void *dst, const void *src, size_t n)
 {
 	void *ret = dst;
-	__asm__ volatile("rep movsb" : "+D"(dst), "+S"(src), "+c"(n) : : "memory");
+	size_t quads = n >> 3, bytes = n & 7;
+
+	__asm__ volatile("rep movsq" : "+D"(dst), "+S"(src), "+c"(quads) : : "memory");
+	__asm__ volatile("rep movsb" : "+D"(dst), "+S"(src), "+c"(bytes) : : "memory");
 	return ret;
 }
 
@@ -32,7 +40,11 @@ void *memmove(void *dst, const void *src, size_t n)
 void *memset(void *dst, int c, size_t n)
 {
 	void *ret = dst;
-	__asm__ volatile("rep stosb" : "+D"(dst), "+c"(n) : "a"(c) : "memory");
+	u64 pattern = 0x0101010101010101ULL * (u8)c;
+	size_t quads = n >> 3, bytes = n & 7;
+
+	__asm__ volatile("rep stosq" : "+D"(dst), "+c"(quads) : "a"(pattern) : "memory");
+	__asm__ volatile("rep stosb" : "+D"(dst), "+c"(bytes) : "a"(pattern) : "memory");
 	return ret;
 }
 
