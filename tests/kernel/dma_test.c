@@ -276,13 +276,15 @@ static void high_buffer_bounces_each_way_or_is_refused(struct ktest *t)
 }
 
 /* Every CPU maps, writes, reads back and unmaps its own pattern at once. */
-#define STRESS_ROUNDS 200     /* per CPU; with 8 busy vCPUs on 2 host cores each costs ~2 ms */
+#define STRESS_MAPS   800     /* in all, shared by the CPUs: with 8 busy vCPUs on 2 host cores */
+#define STRESS_MIN_ROUNDS 50  /* each round costs ~2 ms under TCG (a preempted lock holder) */
 
 #define STRESS_CPUS   64      /* CPUs that take part: a 1 KiB buffer each (not MAX_CPUS of them) */
 
 struct stress {
 	u8 buf[STRESS_CPUS][1024];
 	u32 bad;
+	u32 rounds;             /* per CPU */
 };
 
 static void stress_cpu(void *arg)
@@ -291,7 +293,7 @@ static void stress_cpu(void *arg)
 	u32 cpu = smp_processor_id();
 	u8 *mine = s->buf[cpu];
 
-	for (u32 i = 0; i < STRESS_ROUNDS; i++) {
+	for (u32 i = 0; i < s->rounds; i++) {
 		u32 seed = cpu * 31 + i;
 		pattern_fill(mine, sizeof(s->buf[0]), seed);
 		u64 a = swiotlb_map(virt_to_phys(mine), sizeof(s->buf[0]), DMA_BIDIRECTIONAL);
@@ -320,6 +322,7 @@ static void concurrent_mapping_from_every_cpu(struct ktest *t)
 	if (!swiotlb_pool_range(&b, &e, &node))
 		KTEST_SKIP(t, "no pool");
 	s.bad = 0;
+	s.rounds = MAX(STRESS_MAPS / MAX(nr_cpus_online, 1u), (u32)STRESS_MIN_ROUNDS);
 	swiotlb_get_stats(&before);
 	for (u32 cpu = 0; cpu < ncpus; cpu++) {
 		th[cpu] = percpu[cpu].online ? thread_create("dma-stress", stress_cpu, &s, cpu) : NULL;
@@ -330,8 +333,8 @@ static void concurrent_mapping_from_every_cpu(struct ktest *t)
 			thread_join(th[cpu]);
 	swiotlb_get_stats(&after);
 	EXPECT_EQ(t, s.bad, 0);
-	EXPECT_EQ(t, after.maps - before.maps, (u64)STRESS_ROUNDS * started);
-	EXPECT_EQ(t, after.unmaps - before.unmaps, (u64)STRESS_ROUNDS * started);
+	EXPECT_EQ(t, after.maps - before.maps, (u64)s.rounds * started);
+	EXPECT_EQ(t, after.unmaps - before.unmaps, (u64)s.rounds * started);
 	EXPECT_EQ(t, after.used_slabs, before.used_slabs);
 }
 
@@ -563,12 +566,13 @@ static void a_full_pool_makes_mappers_wait(struct ktest *t)
  * while: long enough for the other to look the mapping up unless the first
  * claimed it.
  */
-#define RACE_ROUNDS 50
+#define RACE_ROUNDS 500
 #define RACE_BYTES (64 * 1024)
 struct racing_unmap {
 	volatile u64 addr;
 	volatile u32 round, ready;
 	u32 won[2];
+	u32 coordinator;        /* the CPU of the test's thread, which starts each round */
 };
 
 static void unmap_racer(void *arg)
@@ -577,8 +581,12 @@ static void unmap_racer(void *arg)
 	u32 me = __atomic_fetch_add(&r->ready, 1, __ATOMIC_ACQ_REL) % 2;
 
 	for (u32 round = 1; round <= RACE_ROUNDS; round++) {
-		while (r->round < round)
-			cpu_relax();
+		while (r->round < round) {
+			if (smp_processor_id() == r->coordinator)
+				yield();        /* let the test's thread start the round */
+			else
+				cpu_relax();    /* spin: the unmaps must race */
+		}
 		if (swiotlb_unmap(r->addr, RACE_BYTES, DMA_FROM_DEVICE))
 			r->won[me]++;
 		__atomic_fetch_add(&r->ready, 1, __ATOMIC_ACQ_REL);
@@ -598,14 +606,14 @@ static void a_double_unmap_race_frees_once(struct ktest *t)
 		KTEST_SKIP(t, "one CPU");
 	struct page *pg = alloc_pages(4, NODE_ANY, 0);
 	ASSERT_TRUE(t, pg != NULL);
-	r = (struct racing_unmap){ 0 };
+	r = (struct racing_unmap){ .coordinator = smp_processor_id() };
 	swiotlb_get_stats(&st);
 	struct thread *one = thread_create("unmap-a", unmap_racer, &r, nr_cpus - 1);
 	struct thread *two = thread_create("unmap-b", unmap_racer, &r, nr_cpus - 2);
 	ASSERT_TRUE(t, one && two);
 	for (u32 round = 1; round <= RACE_ROUNDS; round++) {
 		while (r.ready < 2 * round)
-			cond_resched();
+			yield();        /* a racer may share this CPU: not a whole slice each round */
 		r.addr = swiotlb_map(page_to_phys(pg), RACE_BYTES, DMA_FROM_DEVICE);
 		__atomic_store_n(&r.round, round, __ATOMIC_RELEASE);
 	}
