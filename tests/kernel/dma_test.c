@@ -566,7 +566,7 @@ static void a_full_pool_makes_mappers_wait(struct ktest *t)
  * while: long enough for the other to look the mapping up unless the first
  * claimed it.
  */
-#define RACE_ROUNDS 500
+#define RACE_ROUNDS 250
 #define RACE_BYTES (64 * 1024)
 struct racing_unmap {
 	volatile u64 addr;
