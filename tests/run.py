@@ -132,6 +132,7 @@ class Topology:
     expect: list = dataclasses.field(default_factory=list)  # required lines
     disk: str = ''      # size of a fresh raw disk on virtio-blk (modern), e.g. 16M
     args: str = ''      # kernel command line words for every boot on it, before the boot's
+    console: str = 'com1'   # the port whose output is the boot's log: com1, or com2
 
 
 @dataclasses.dataclass
@@ -209,7 +210,9 @@ class Verdict:
 # --------------------------------------------------------------------------
 # Configuration files (pure: text in, records out).
 
-TOPO_KEYS = {'machine', 'memory', 'smp', 'firmware', 'cpu', 'qemu', 'expect', 'disk', 'args'}
+TOPO_KEYS = {'machine', 'memory', 'smp', 'firmware', 'cpu', 'qemu', 'expect', 'disk', 'args',
+             'console'}
+CONSOLES = ('com1', 'com2')
 TOPO_REQUIRED = ('machine', 'memory', 'smp', 'firmware')
 MACHINES = ('pc', 'q35')
 FIRMWARES = ('bios', 'uefi')
@@ -261,6 +264,8 @@ def parse_topology(name, text, where=None):
         raise SetupError(f'{where}: firmware must be one of {FIRMWARES}')
     if not re.fullmatch(r'\d+[KMGT]?', topo.memory):
         raise SetupError(f'{where}: memory "{topo.memory}" is not like 512M')
+    if topo.console not in CONSOLES:
+        raise SetupError(f'{where}: console must be one of {CONSOLES}')
     if topo.disk and disk_bytes(topo.disk) is None:
         raise SetupError(f'{where}: disk "{topo.disk}" is not like 16M')
     return topo
@@ -1137,8 +1142,15 @@ def run_boot(boot, topo, qemu, accel):
     qemu_log = os.path.join(LOG_DIR, f'{boot.name}.qemu.log')
     if os.path.exists(os.path.join(ROOT, log)):
         os.remove(os.path.join(ROOT, log))
+    serial = f'file:{log}'
+    if topo.console == 'com2':
+        # The kernel moves its console to COM2 (the SPCR says so): the log
+        # is COM2's; COM1's, up to the move, goes to <name>.com1.log.
+        serial = f'file:{os.path.join(LOG_DIR, boot.name)}.com1.log'
     cmd = boot_command(qemu, topo, boot.firmware, accel, boot.usb, boot.args,
-                       f'file:{log}', 'none', boot.name, boot.debugexit)
+                       serial, 'none', boot.name, boot.debugexit)
+    if topo.console == 'com2':
+        cmd += ['-serial', f'file:{log}']
     socket_path = None
     if boot.session:
         socket_path = os.path.join(ROOT, QMP_DIR, f'{boot.name}.sock')
