@@ -494,6 +494,9 @@ class ConfigTest(unittest.TestCase):
             expect: numa: 1 node
         '''))
         self.assertEqual(topo.description, 'Two nodes.')
+        self.assertEqual(topo.console, 'com1')
+        self.assertEqual(run.parse_topology('c', 'machine: pc\nmemory: 1G\nsmp: 1\n'
+                                            'firmware: bios\nconsole: com2\n').console, 'com2')
         self.assertEqual(topo.smp, '2,sockets=2')
         self.assertEqual(topo.qemu, [
             '-object', 'memory-backend-ram,id=m0,size=1G',
@@ -504,7 +507,7 @@ class ConfigTest(unittest.TestCase):
         good = 'machine: pc\nmemory: 1G\nsmp: 1\nfirmware: bios\n'
         bad = [good.replace('pc', 'isapc'), good.replace('1G', 'lots'),
                good.replace('bios', 'coreboot'), good + 'colour: red\n',
-               good + 'smp: 2\n', 'machine: pc\n']
+               good + 'smp: 2\n', 'machine: pc\n', good + 'console: com3\n']
         for text in bad:
             with self.subTest(text=text):
                 with self.assertRaises(run.SetupError):
