@@ -118,8 +118,17 @@ u32 hid_boot_translate(const u8 prev[HID_REPORT_LEN], const u8 cur[HID_REPORT_LE
 #include "xhci.h"
 
 #define REPORT_OFF 2048         /* reports go to the second half of the device's buffer page */
+#define REPORT_MAX 64           /* a whole full/high-speed packet: a report longer than 8 bytes
+				   (no boot protocol after all, a report ID) ends short, not
+				   as babble, which would halt the endpoint */
 
 static struct usb_kbd_state kbd;
+
+/* The length to read: the endpoint's packet size, at least a boot report, at most REPORT_MAX. */
+static u32 report_len(void)
+{
+	return MIN(MAX((u32)kbd.iface.mps, (u32)HID_REPORT_LEN), (u32)REPORT_MAX);
+}
 
 static bool setup(struct usb_device *dev, const struct usb_kbd_iface *k)
 {
@@ -138,7 +147,7 @@ static bool setup(struct usb_device *dev, const struct usb_kbd_iface *k)
 	kbd.dev = dev;
 	kbd.iface = *k;
 	kbd.seen = dev->ev[dev->ep_in_dci].count;
-	usb_interrupt_queue(dev, REPORT_OFF, HID_REPORT_LEN);
+	usb_interrupt_queue(dev, REPORT_OFF, report_len());
 	pr_info("usb: keyboard on %s port %u (%s), boot protocol, endpoint 0x%02x every %u ms\n", hc,
 		dev->port, xhci_port_protocol(dev->hc, dev->port), k->ep,
 		dev->speed >= 3 ? 1u << (k->interval ? k->interval - 1 : 0) >> 3 : k->interval);
@@ -192,7 +201,7 @@ void usb_kbd_poll(void)
 			memcpy(kbd.prev, report, sizeof(report));
 		kbd.reports++;
 	}
-	usb_interrupt_queue(dev, REPORT_OFF, HID_REPORT_LEN);
+	usb_interrupt_queue(dev, REPORT_OFF, report_len());
 }
 
 int usb_kbd_getc(void)

@@ -97,6 +97,10 @@
 #define XFER_TIMEOUT_NS     (500ull * 1000 * 1000)
 #define HALT_TIMEOUT_NS     (100ull * 1000 * 1000)
 #define RESET_TIMEOUT_NS    (1000ull * 1000 * 1000)
+#define CNR_TIMEOUT_NS      (5000ull * 1000 * 1000)    /* Linux's quirk_usb_handoff_xhci() waits 5 s */
+#define ADDRESS_TIMEOUT_NS  (5000ull * 1000 * 1000)    /* Address Device talks to the device: Linux's 5 s */
+#define RESET_RECOVERY_US   50000       /* after a port reset: USB 2.0 7.1.7.5's 10 ms, as Linux's 10 + 40 */
+#define SET_ADDRESS_US      10000       /* after Address Device: USB 2.0 9.2.6.3's 2 ms, as Linux's 10 */
 #define HANDOFF_TIMEOUT_NS  (1000ull * 1000 * 1000)
 #define PORT_TIMEOUT_NS     (200ull * 1000 * 1000)
 
@@ -248,11 +252,11 @@ u32 xhci_poll(struct xhci *hc)
 	return n;
 }
 
-u8 xhci_command(struct xhci *hc, u64 param, u32 control, u8 *slot_out)
+static u8 command_within(struct xhci *hc, u64 param, u32 control, u8 *slot_out, u64 timeout_ns)
 {
 	u32 before = hc->cmd_done.count;
 	dma_addr_t at = ring_put(&hc->cmd, param, 0, control);
-	u64 deadline = ktime_ns() + CMD_TIMEOUT_NS;
+	u64 deadline = ktime_ns() + timeout_ns;
 
 	ring_doorbell(hc, 0, 0);
 	for (;;) {
@@ -261,7 +265,7 @@ u8 xhci_command(struct xhci *hc, u64 param, u32 control, u8 *slot_out)
 			break;
 		if (ktime_ns() > deadline) {
 			pr_err("xhci: %s: command type %u got no completion in %llu ms\n",
-			       hc->pci->name, TRB_TYPE_OF(control), CMD_TIMEOUT_NS / 1000000);
+			       hc->pci->name, TRB_TYPE_OF(control), timeout_ns / 1000000);
 			return 0;
 		}
 		udelay(10);
@@ -269,6 +273,11 @@ u8 xhci_command(struct xhci *hc, u64 param, u32 control, u8 *slot_out)
 	if (slot_out)
 		*slot_out = hc->cmd_done.slot;
 	return hc->cmd_done.code;
+}
+
+u8 xhci_command(struct xhci *hc, u64 param, u32 control, u8 *slot_out)
+{
+	return command_within(hc, param, control, slot_out, CMD_TIMEOUT_NS);
 }
 
 /* Wait for the next event on (dev, dci) after `before` events; its code, 0 on timeout. */
@@ -381,6 +390,7 @@ static bool port_reset(struct xhci *hc, u32 port)
 		return false;
 	}
 	hc->port_resets_ok++;
+	udelay(RESET_RECOVERY_US);      /* the device may ignore requests until then */
 	return true;
 }
 
@@ -447,7 +457,10 @@ static struct usb_device *enumerate(struct xhci *hc, u32 port)
 	hc->slots[slot] = dev;
 
 	xhci_input_address(dev->in_ctx, hc->ctx_size, speed, port, dev->ep0.dma, ep0_max_packet(speed));
-	code = xhci_command(hc, dev->in_ctx_dma, TRB_TYPE(TRB_ADDRESS_DEVICE) | (u32)slot << 24, NULL);
+	code = command_within(hc, dev->in_ctx_dma, TRB_TYPE(TRB_ADDRESS_DEVICE) | (u32)slot << 24,
+			      NULL, ADDRESS_TIMEOUT_NS);
+	if (code == CC_SUCCESS)
+		udelay(SET_ADDRESS_US);         /* let SET_ADDRESS settle in the device */
 	if (code != CC_SUCCESS) {
 		pr_err("xhci: %s: port %u: Address Device failed (code %u)\n", hc->pci->name, port, code);
 		hc->slots[slot] = NULL;
@@ -540,10 +553,19 @@ static bool extended_caps(struct xhci *hc)
 
 static bool halt_and_reset(struct xhci *hc)
 {
+	/* No operational register may be written while Controller Not Ready is set. */
+	if (!wait_reg(hc->op, OP_USBSTS, STS_CNR, 0, CNR_TIMEOUT_NS))
+		return give_up(hc, "it stayed not ready (USBSTS.CNR) for 5 s");
 	wr(hc->op, OP_USBCMD, rd(hc->op, OP_USBCMD) & ~CMD_RUN);
 	if (!wait_reg(hc->op, OP_USBSTS, STS_HCH, STS_HCH, HALT_TIMEOUT_NS))
 		return give_up(hc, "it did not halt within 100 ms");
 	wr(hc->op, OP_USBCMD, CMD_HCRST);
+	/*
+	 * Intel's controllers may hang the machine when a register is read
+	 * too soon after HCRST (Linux's xhci_reset() waits 1 ms for them):
+	 * wait on every controller.
+	 */
+	udelay(1000);
 	if (!wait_reg(hc->op, OP_USBCMD, CMD_HCRST, 0, RESET_TIMEOUT_NS) ||
 	    !wait_reg(hc->op, OP_USBSTS, STS_CNR, 0, RESET_TIMEOUT_NS))
 		return give_up(hc, "its reset did not finish within 1 s");
@@ -591,6 +613,37 @@ static bool setup_memory(struct xhci *hc)
 	return true;
 }
 
+/*
+ * Intel's 7 and 8 series PCHs (Panther Point, Lynx Point) share their
+ * ports between an EHCI and the xHCI and route them to the EHCI until
+ * software moves them: USB3_PSSEN (0xd8) turns on the SuperSpeed ports
+ * that USB3PRM (0xdc) says may be switched, XUSB2PR (0xd0) moves the USB2
+ * ports that USB2PRM (0xd4) lists. Linux does this in
+ * usb_enable_intel_xhci_ports() (drivers/usb/host/pci-quirks.c) when an
+ * Intel EHCI is present, after the BIOS handoff and before the halt; so
+ * does this. Without it a keyboard on such a
+ * board is invisible to the xHCI. Not tried: QEMU's xHCI is not Intel's.
+ */
+static void intel_switch_ports(struct pci_dev *d)
+{
+	bool intel_ehci = false;
+	struct pci_dev *e;
+
+	if (d->vendor != 0x8086)
+		return;
+	for (u32 i = 0; (e = pci_dev_at(i)); i++)
+		intel_ehci |= e->vendor == 0x8086 && e->class_code == 0x0c && e->subclass == 0x03 &&
+			      e->prog_if == 0x20;
+	if (!intel_ehci)
+		return;
+	u32 usb3 = pci_read32(d, 0xdc), usb2 = pci_read32(d, 0xd4);
+
+	pci_write32(d, 0xd8, usb3);
+	pci_write32(d, 0xd0, usb2);
+	pr_info("xhci: %s: Intel PCH: ports moved from the EHCI (USB3_PSSEN 0x%x, XUSB2PR 0x%x)\n",
+		d->name, pci_read32(d, 0xd8), pci_read32(d, 0xd0));
+}
+
 static bool start(struct xhci *hc, struct pci_dev *d)
 {
 	hc->pci = d;
@@ -618,7 +671,10 @@ static bool start(struct xhci *hc, struct pci_dev *d)
 	u64 mask = hc->ac64 && !ac64_off ? DMA_BIT_MASK(64) : DMA_BIT_MASK(32);
 	d->dma.dma_mask = d->dma.coherent_dma_mask = mask;
 
-	if (!extended_caps(hc) || !halt_and_reset(hc) || !setup_memory(hc))
+	if (!extended_caps(hc))                 /* the firmware hands the controller over */
+		return false;
+	intel_switch_ports(d);                  /* then, as Linux's quirk, before the halt */
+	if (!halt_and_reset(hc) || !setup_memory(hc))
 		return false;
 	wr(hc->op, OP_USBCMD, CMD_RUN);
 	if (!wait_reg(hc->op, OP_USBSTS, STS_HCH, 0, HALT_TIMEOUT_NS))

@@ -32,6 +32,8 @@ void time_calibrate(void);
 
 /* Whether an 8254 PIT counts here (10 ms of channel 2, measured once). */
 bool time_pit_counts(void);
+/* The TSC rate by 10 ms of PIT channel 2 now, or 0 if no PIT counts. */
+u64 time_pit_khz(void);
 
 /* Start this CPU's periodic tick at HZ (hz=, default 1000). Interrupts may then be enabled. */
 void timer_init_cpu(void);

@@ -206,16 +206,21 @@ static u64 khz_from_pit(void)
 	return (end - start) / PIT_CALIB_MS;
 }
 
+u64 time_pit_khz(void)
+{
+	u64 flags = irq_save();
+	u64 khz = khz_from_pit();
+
+	irq_restore(flags);
+	return khz;
+}
+
 bool time_pit_counts(void)
 {
 	static int counts = -1;         /* not asked yet */
 
-	if (counts < 0) {
-		u64 flags = irq_save();
-
-		counts = khz_from_pit() != 0;
-		irq_restore(flags);
-	}
+	if (counts < 0)
+		counts = time_pit_khz() != 0;
 	return counts;
 }
 

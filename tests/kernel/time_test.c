@@ -95,6 +95,24 @@ static void best_reference_won(struct ktest *t)
 	EXPECT_STREQ(t, tsc_source, "hpet");
 }
 
+/*
+ * A PIT the kernel believes must count at a PIT's rate: 10 ms of it give
+ * the calibrated TSC rate, within a factor of 2 (under TCG a busy host
+ * stretches a single PIT measurement by up to 1.9 times: docs/smp.md). A
+ * gated PIT whose OUT2 answers at once would give a few MHz.
+ */
+static void a_believed_pit_counts_at_its_rate(struct ktest *t)
+{
+	u64 khz;
+
+	if (!time_pit_counts())
+		KTEST_SKIP(t, "no PIT counting (none, or gated off)");
+	khz = time_pit_khz();
+	ktest_log(t, "PIT: TSC %llu kHz, calibrated %llu kHz (%s)", khz, tsc_khz, tsc_source);
+	EXPECT_GE(t, khz * 2, tsc_khz);
+	EXPECT_LE(t, khz, tsc_khz * 2);
+}
+
 static void ktime_never_goes_back(struct ktest *t)
 {
 	u64 prev = ktime_ns(), backwards = 0;
@@ -307,6 +325,7 @@ static void timer_runs_on_the_cpu_it_was_given(struct ktest *t)
 static const struct ktest_case time_cases[] = {
 	KTEST(clock_is_calibrated),
 	KTEST(best_reference_won),
+	KTEST(a_believed_pit_counts_at_its_rate),
 	KTEST(ktime_never_goes_back),
 	KTEST(tick_mode_matches_the_cpu),
 	KTEST(tick_runs_on_this_cpu),
