@@ -112,6 +112,18 @@ u32 fbcon_read_pixel(u32 x, u32 y)
 	}
 }
 
+u32 fbcon_cell_mismatches(u32 col, u32 row, char c)
+{
+	const u8 *glyph = font_glyph((unsigned char)c);
+	u32 wrong = 0;
+
+	for (u32 y = 0; y < FONT_HEIGHT; y++)
+		for (u32 x = 0; x < FONT_WIDTH; x++)
+			wrong += fbcon_read_pixel(col * FONT_WIDTH + x, row * FONT_HEIGHT + y) !=
+				 ((glyph[y] & (0x80 >> x)) ? fg : bg);
+	return wrong;
+}
+
 static void redraw(void)
 {
 	if (viewing)

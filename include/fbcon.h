@@ -49,5 +49,7 @@ bool fbcon_viewing(void);
 /* Draw c in cell (col, row) directly, and read back a pixel: for tests. */
 void fbcon_draw_cell(u32 col, u32 row, char c);
 u32 fbcon_read_pixel(u32 x, u32 y);
+/* Pixels of cell (col, row) that differ from glyph c in the text colours (0: it shows c). */
+u32 fbcon_cell_mismatches(u32 col, u32 row, char c);
 
 #endif

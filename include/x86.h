@@ -147,6 +147,13 @@ static inline void irq_restore(u64 flags)
 		sti();
 }
 
+/*
+ * The PC's system control port B: bits 0/1 gate PIT channel 2 and the
+ * speaker, bit 5 reads channel 2's output (kernel/time.c); bits 7/6 read an
+ * NMI's SERR#/IOCHK# source, bits 2/3 clear and mask it (kernel/trap.c).
+ */
+#define PORT_B        0x61
+
 /* Control register and MSR bits used by the boot path and by user mode. */
 #define CR0_WP        (1UL << 16)
 #define CR4_PAE       (1UL << 5)

@@ -67,7 +67,6 @@
 #define PIT_CALIB_MS    10
 #define PIT_CH2_DATA    0x42
 #define PIT_CMD         0x43
-#define PORT_B          0x61            /* bit 0: ch2 gate, bit 1: speaker, bit 5: ch2 out */
 #define FALLBACK_KHZ    1000000         /* 1 GHz, if every source fails */
 #define MSR_BIOS_SIGN_ID 0x8b           /* bits 63:32: the microcode revision loaded */
 

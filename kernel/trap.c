@@ -74,7 +74,6 @@ static bool warned_vector[256];
  * an NMI could wait on a lock the interrupted code holds, so the CPU's
  * next tick reports (trap_report_nmis()).
  */
-#define PORT_B          0x61
 #define PORT_B_SERR     0x80            /* read: SERR# asserted */
 #define PORT_B_IOCHK    0x40            /* read: IOCHK# asserted */
 #define PORT_B_SERR_OFF 0x04            /* write: clear and mask SERR# */

@@ -57,10 +57,11 @@ class Machine:
     def running(self):
         return self.process.poll() is None
 
-    def wait_for(self, pattern, timeout, after=0):
+    def wait_for(self, pattern, timeout, after=0, poll=0.05):
         """Wait until the serial log, from offset `after`, matches pattern
-        (a regex, MULTILINE). Returns the match (its .end() is an offset
-        for the next wait), or None on timeout or when QEMU has ended."""
+        (a regex, MULTILINE), reading it every `poll` seconds. Returns the
+        match (its .end() is an offset for the next wait), or None on
+        timeout or when QEMU has ended."""
         regex = re.compile(pattern, re.MULTILINE)
         until = min(time.monotonic() + timeout, self.deadline)
         while True:
@@ -69,11 +70,11 @@ class Machine:
                 return found
             if not self.running() or time.monotonic() > until:
                 return None
-            time.sleep(0.05)
+            time.sleep(poll)
 
-    def require(self, pattern, timeout, what, after=0):
+    def require(self, pattern, timeout, what, after=0, poll=0.05):
         """wait_for, or end the session with "never saw WHAT"."""
-        found = self.wait_for(pattern, timeout, after)
+        found = self.wait_for(pattern, timeout, after, poll)
         if not found:
             state = 'QEMU had ended' if not self.running() else f'{timeout:g} s'
             raise SessionEnd(f'never saw {what} ({state})')
@@ -173,17 +174,10 @@ STAMP = r'\[\s*(\d+\.\d+)\] '
 
 
 def seen_at(machine, pattern, timeout, what, after=0):
-    """require(), polling often, and the host's monotonic time when the
-    line was first seen (within about 5 ms of its arrival)."""
-    regex = re.compile(pattern, re.MULTILINE)
-    until = min(time.monotonic() + timeout, machine.deadline)
-    while True:
-        found = regex.search(machine.log(), after)
-        if found:
-            return found, time.monotonic()
-        if not machine.running() or time.monotonic() > until:
-            raise SessionEnd(f'never saw {what}')
-        time.sleep(0.005)
+    """require(), polling every 5 ms, and the host's monotonic time when
+    the line was first seen (within about 5 ms of its arrival)."""
+    found = machine.require(pattern, timeout, what, after, poll=0.005)
+    return found, time.monotonic()
 
 
 def clock_agrees_with_host(machine):

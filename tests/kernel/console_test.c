@@ -2,7 +2,6 @@
  * console_test.c - printk's log and timestamps, and the framebuffer console.
  */
 #include "fbcon.h"
-#include "font.h"
 #include "format.h"
 #include "kstring.h"
 #include "ktest.h"
@@ -62,14 +61,8 @@ static void framebuffer_shows_the_glyph(struct ktest *t)
 	if (fi.text_mode)
 		KTEST_SKIP(t, "VGA text mode: no pixels to check");
 	u32 col = fi.cols - 1, row = 0;
-	const u8 *glyph = font_glyph('@');
-	u32 wrong = 0;
 	fbcon_draw_cell(col, row, '@');
-	for (u32 y = 0; y < FONT_HEIGHT; y++)
-		for (u32 x = 0; x < FONT_WIDTH; x++) {
-			u32 want = (glyph[y] & (0x80 >> x)) ? fi.fg : fi.bg;
-			wrong += fbcon_read_pixel(col * FONT_WIDTH + x, row * FONT_HEIGHT + y) != want;
-		}
+	u32 wrong = fbcon_cell_mismatches(col, row, '@');
 	fbcon_draw_cell(col, row, ' ');
 	EXPECT_EQ(t, wrong, 0);
 	EXPECT_NE(t, fi.fg, fi.bg);
@@ -157,12 +150,7 @@ static void scroll_back_shows_the_log_view(struct ktest *t)
 	fbcon_view_scroll((int)fi.rows);
 	EXPECT_TRUE(t, fbcon_viewing());
 	/* The status line "-- log: rows ..." starts the bottom row. */
-	const u8 *glyph = font_glyph('-');
-	for (u32 y = 0; y < FONT_HEIGHT; y++)
-		for (u32 x = 0; x < FONT_WIDTH; x++) {
-			u32 want = (glyph[y] & (0x80 >> x)) ? fi.fg : fi.bg;
-			wrong += fbcon_read_pixel(x, (fi.rows - 1) * FONT_HEIGHT + y) != want;
-		}
+	wrong = fbcon_cell_mismatches(0, fi.rows - 1, '-');
 	fbcon_view_scroll(-(int)fi.rows * 100);  /* past the bottom: live */
 	EXPECT_FALSE(t, fbcon_viewing());
 	EXPECT_EQ(t, wrong, 0);
@@ -182,12 +170,7 @@ static void progress_line_is_shown_not_logged(struct ktest *t)
 	printk("console_test: before the progress line\n");     /* the cursor at a row start */
 	fbcon_get_info(&fi);
 	printk_progress("@progress %d", 77);
-	const u8 *glyph = font_glyph('@');
-	for (u32 y = 0; y < FONT_HEIGHT; y++)
-		for (u32 x = 0; x < FONT_WIDTH; x++) {
-			u32 want = (glyph[y] & (0x80 >> x)) ? fi.fg : fi.bg;
-			wrong += fbcon_read_pixel(x, fi.row * FONT_HEIGHT + y) != want;
-		}
+	wrong = fbcon_cell_mismatches(0, fi.row, '@');
 	printk("console_test: after the progress line\n");      /* takes its place */
 	printk_log_tail(tail, sizeof(tail));
 	EXPECT_EQ(t, wrong, 0);
@@ -196,16 +179,9 @@ static void progress_line_is_shown_not_logged(struct ktest *t)
 }
 
 /* Draw-or-not of one cell: does cell (col, row) show glyph c? */
-static bool cell_shows(const struct fbcon_info *fi, u32 col, u32 row, char c)
+static bool cell_shows(u32 col, u32 row, char c)
 {
-	const u8 *glyph = font_glyph((unsigned char)c);
-
-	for (u32 y = 0; y < FONT_HEIGHT; y++)
-		for (u32 x = 0; x < FONT_WIDTH; x++)
-			if (fbcon_read_pixel(col * FONT_WIDTH + x, row * FONT_HEIGHT + y) !=
-			    ((glyph[y] & (0x80 >> x)) ? fi->fg : fi->bg))
-				return false;
-	return true;
+	return fbcon_cell_mismatches(col, row, c) == 0;
 }
 
 /* A line longer than the screen goes on at a word, indented past the timestamp. */
@@ -225,13 +201,13 @@ static void long_lines_wrap_at_a_word(struct ktest *t)
 	printk("console_test: %s\n", line);
 	fbcon_get_info(&fi);
 	u32 row = fi.row - 1;                   /* the wrapped part's row */
-	EXPECT_TRUE(t, cell_shows(&fi, 0, row, ' '));
-	EXPECT_TRUE(t, cell_shows(&fi, 16, row, ' '));
-	EXPECT_TRUE(t, cell_shows(&fi, 17, row, '@'));
+	EXPECT_TRUE(t, cell_shows(0, row, ' '));
+	EXPECT_TRUE(t, cell_shows(16, row, ' '));
+	EXPECT_TRUE(t, cell_shows(17, row, '@'));
 	/* A whole word was carried: seven '@' then a blank. */
 	for (u32 col = 17; col < 24; col++)
-		EXPECT_TRUE(t, cell_shows(&fi, col, row, '@'));
-	EXPECT_TRUE(t, cell_shows(&fi, 24, row, ' '));
+		EXPECT_TRUE(t, cell_shows(col, row, '@'));
+	EXPECT_TRUE(t, cell_shows(24, row, ' '));
 }
 
 static const struct ktest_case console_cases[] = {

@@ -16,7 +16,6 @@
 #include "format.h"
 #include "kstring.h"
 #include "fbcon.h"
-#include "font.h"
 #include "mb2.h"
 #include "ktest.h"
 #include "pci.h"
@@ -285,14 +284,10 @@ static void framebuffer_and_host_bridges_left_alone(struct ktest *t)
 	if (!boot_info.has_fb || boot_info.fb.type != MB2_FB_RGB || !info.active)
 		KTEST_SKIP(t, "no pixel framebuffer");
 	EXPECT_TRUE(t, fb_owner);
-	u32 col = info.cols - 1, row = info.rows - 1, wrong = 0;
-	const u8 *glyph = font_glyph('@');
+	u32 col = info.cols - 1, row = info.rows - 1, wrong;
 
 	fbcon_draw_cell(col, row, '@');
-	for (u32 y = 0; y < FONT_HEIGHT; y++)
-		for (u32 x = 0; x < FONT_WIDTH; x++)
-			wrong += fbcon_read_pixel(col * FONT_WIDTH + x, row * FONT_HEIGHT + y) !=
-				 ((glyph[y] & (0x80 >> x)) ? info.fg : info.bg);
+	wrong = fbcon_cell_mismatches(col, row, '@');
 	fbcon_draw_cell(col, row, ' ');
 	EXPECT_EQ(t, wrong, 0);
 }
