@@ -15,6 +15,14 @@
  *
  * With SLAB_POISON, a freed object is filled with POISON_FREE and checked
  * when it is handed out again: a write after free is reported.
+ *
+ * In front of the slabs, each CPU has a magazine per cache (SLAB's per-CPU
+ * array_cache, 2.6.14): a stack of free objects it allocates from and frees
+ * to without a lock, refilled from and flushed to the slabs in batches.
+ * Objects in magazines are free but out of their slabs, so they keep slabs
+ * (and pages) from the page allocator until a drain: slab_drain_all()
+ * empties every CPU's magazines, and the leak checks call it first.
+ * SLAB_POISON caches have no magazines (kernel/slab.c says why).
  */
 #ifndef SLAB_H
 #define SLAB_H
@@ -37,13 +45,16 @@ struct kmem_cache {
 	struct spinlock lock;
 	struct list_head partial, full;
 	u64 nr_slabs;
-	u64 inuse;              /* objects handed out now */
-	u64 total_allocs, total_frees;
+	u64 active;             /* objects out of the slabs: handed out, or in a magazine */
+	u64 unmagazined_allocs, unmagazined_frees;      /* under the lock, no magazine */
 	u64 poison_errors;      /* SLAB_POISON: corrupted free objects found */
+	void *magazines;        /* nr_magazines of them, magazine_stride bytes apart; or NULL */
+	u32 nr_magazines, magazine_stride, magazine_order;
 	struct list_head caches;        /* all caches, for statistics */
 };
 
-void slab_init(void);
+/* Set up kmem_cache and kmalloc's caches, with magazines for ncpus CPUs. */
+void slab_init(u32 ncpus);
 
 struct kmem_cache *kmem_cache_create(const char *name, size_t size, size_t align, unsigned flags);
 /* Give back a cache with no object in use; false (said) if some still are. */
@@ -54,10 +65,38 @@ void kmem_cache_free(struct kmem_cache *cache, void *obj);
 void *kmalloc(size_t size, unsigned alloc_flags);
 void kfree(const void *p);
 
+/*
+ * A cache's counts. Other CPUs' magazines are read without a lock: exact
+ * when no CPU allocates or frees meanwhile, else a moment's picture.
+ */
+struct kmem_cache_stats {
+	u64 in_use;             /* handed out and not freed */
+	u64 cached;             /* free, waiting in the CPUs' magazines */
+	u64 active;             /* out of the slabs: in_use + cached */
+	u64 slabs, objects;     /* slabs, and the objects they hold (used or not) */
+	u64 allocs, frees;      /* kmem_cache_alloc()s and frees since the cache was made */
+};
+void kmem_cache_get_stats(const struct kmem_cache *cache, struct kmem_cache_stats *st);
+u64 kmem_cache_in_use(const struct kmem_cache *cache);  /* kmem_cache_get_stats()'s in_use */
+
+/*
+ * Empty magazines back into their slabs: every CPU's of every cache
+ * (slab_drain_all), every CPU's of one cache (kmem_cache_drain), both by a
+ * function call on each CPU that waits for all of them, so never with
+ * interrupts off or a lock held; or this CPU's of one cache.
+ */
+void slab_drain_all(void);
+void kmem_cache_drain(struct kmem_cache *cache);
+void kmem_cache_drain_this_cpu(struct kmem_cache *cache);
+
 /* Up to max caches into out[], oldest first; returns how many there are in all. */
 u32 slab_caches(struct kmem_cache **out, u32 max);
 
-/* Print one line per cache: name, object size, in use, slabs. */
+/* Print one line per cache: name, object size, in use, cached in magazines, slabs. */
 void slab_print(void);
+
+#ifdef HOST_TEST
+extern u32 slab_host_cpu;       /* host tests: the CPU kernel/slab.c thinks it runs on */
+#endif
 
 #endif

@@ -4,7 +4,9 @@
  * The test runner (ktest.c) calls leaks_before() ahead of a suite and
  * leaks_after() as the suite's last case, leaks_nothing. Both first wait
  * for every RCU callback queued so far (rcu_barrier()), since a closed file
- * or a freed object is only given back by its callback. Then they count:
+ * or a freed object is only given back by its callback, then empty every
+ * CPU's slab magazines (slab_drain_all()), since a freed object waiting in
+ * one keeps its slab's pages. Then they count:
  *
  *   swiotlb slabs in use          every mapping unmapped
  *   open files (nr_files)         every file closed and freed
@@ -60,6 +62,7 @@ static void take(struct resources *r)
 	struct swiotlb_stats st;
 
 	rcu_barrier();
+	slab_drain_all();
 	swiotlb_get_stats(&st);
 	r->swiotlb_slabs = st.used_slabs;
 	r->open_files = vfs_open_files();
@@ -68,7 +71,7 @@ static void take(struct resources *r)
 		r->qlen[cpu] = rcu_qlen(cpu);
 	r->ncaches = MIN(slab_caches(r->cache, LEAK_CACHES), (u32)LEAK_CACHES);
 	for (u32 i = 0; i < r->ncaches; i++)
-		r->inuse[i] = r->cache[i]->inuse;
+		r->inuse[i] = kmem_cache_in_use(r->cache[i]);
 	for (u32 node = 0; node < numa.nr_nodes; node++)
 		r->pages[node] = node_pages(node);
 }

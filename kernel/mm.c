@@ -101,6 +101,6 @@ void mm_init(void)
 	bootmem_at_handoff = bootmem;
 	page_alloc_init(&bootmem, numa.nr_nodes, numa.distance);
 	vm_set_pt_allocator(pt_page_from_buddy);
-	slab_init();
+	slab_init(numa.ncpus);
 	page_alloc_print();
 }

@@ -227,13 +227,47 @@ static bool forcing_round_due(struct rcu_data *rdp)
 	return true;
 }
 
-/* force_quiescent_state(), called from call_rcu() above qhimark. */
+/*
+ * Whether force_quiescent_state() has nothing to do but ask this CPU to
+ * switch, judged without rcp.lock: no round is due (fqs16: the queue has
+ * not grown by rsinterval since the last, a per-CPU count; the others: no
+ * batch is running, or its round went out already, rcp.signaled) and,
+ * with the notice IPI, this CPU has noticed cur. The lock would find the
+ * same: cur is read before and after the flags, and start_batch() stores
+ * cur before it clears signaled, so an unchanged cur means the flags were
+ * cur's. A stale "no" only costs taking the lock.
+ */
+static bool nothing_to_force(struct rcu_data *rdp, enum rcu_ipi ipi)
+{
+	if (policy->forcing == RCU_FORCE_RSINTERVAL)
+		return rdp->qlen - rdp->last_rs_qlen <= (long)rcu_rsinterval;
+	long cur = __atomic_load_n(&rcp.cur, __ATOMIC_ACQUIRE);
+	bool quiet = __atomic_load_n(&rcp.signaled, __ATOMIC_ACQUIRE) ||
+		     __atomic_load_n(&rcp.completed, __ATOMIC_ACQUIRE) == cur;
+
+	return quiet && (ipi != RCU_IPI_NOTICE || rdp->quiescbatch == cur) &&
+	       __atomic_load_n(&rcp.cur, __ATOMIC_ACQUIRE) == cur;
+}
+
+/*
+ * force_quiescent_state(), called from call_rcu() above qhimark. Once the
+ * grace period's round has gone out, every later call_rcu() here would
+ * only take the global lock to find that out: the check comes first,
+ * without the lock, as Linux did from Oleg Nesterov's "rcu: simplify/
+ * improve batch tuning" (LKML, 3 September 2006, 2.6.19: `if
+ * (unlikely(!rcp->signaled))`, no lock at all); testbed takes the lock
+ * when the check says there is work, and looks again under it.
+ */
 static void force_quiescent_state(u32 self)
 {
 	struct rcu_data *rdp = &rcu_data[self];
 	enum rcu_ipi ipi = rcu_forcing_ipi();
 	struct cpumask owe;
 
+	if (nothing_to_force(rdp, ipi)) {
+		rcu_machine_need_resched();
+		return;
+	}
 	spin_lock(&rcp.lock);
 	if (ipi == RCU_IPI_NOTICE && rdp->quiescbatch != rcp.cur)
 		note_new_batch(rdp, rcp.cur);
@@ -278,8 +312,9 @@ static void start_batch(void)
 {
 	if (rcp.next_pending && rcp.completed == rcp.cur) {
 		rcp.next_pending = false;
-		rcp.cur++;
-		rcp.signaled = false;
+		/* cur before signaled, for nothing_to_force() */
+		__atomic_store_n(&rcp.cur, rcp.cur + 1, __ATOMIC_RELEASE);
+		__atomic_store_n(&rcp.signaled, false, __ATOMIC_RELEASE);
 		memset(&rcp.cpumask, 0, sizeof(rcp.cpumask));
 		for (u32 cpu = 0; cpu < rcu_machine_nr_cpus(); cpu++)
 			if (rcu_machine_online(cpu))

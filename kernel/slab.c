@@ -16,7 +16,39 @@
  *     when one object is allocated and freed over and over on an empty
  *     cache, and the gain is that every page comes back, which the tests
  *     check exactly;
- *   - inuse is the sum of the slabs' inuse.
+ *   - active is the sum of the slabs' inuse: the objects out of the slabs,
+ *     whether handed out or sitting in a CPU's magazine.
+ *
+ * Per-CPU magazines: SLAB's array_cache (Christoph Lameter and Manfred
+ * Spraul's mm/slab.c as in 2.6.14: avail, limit, batchcount; the limits
+ * of its enable_cpucache()). Each CPU has, per cache, a stack of free
+ * objects, entry[0..avail). kmem_cache_alloc() pops the top and
+ * kmem_cache_free() pushes onto it, with interrupts off on the own CPU and
+ * no lock: the last object freed here is the next handed out here (warm in
+ * this CPU's cache). An empty magazine is refilled with batchcount objects
+ * from the slabs, a full one gives its batchcount oldest (the bottom) back,
+ * each under the cache lock, once per batchcount calls. An object goes to
+ * the magazine of the CPU that frees it, whichever CPU took it (RCU
+ * callbacks run on the CPU that queued them, so a closed file comes back
+ * to the CPU that closed it); 2.6.14 sent objects of another node's slabs
+ * to "alien" caches, testbed does not (its slabs come from any node).
+ *
+ * What the magazines change:
+ *   - an object in a magazine keeps its slab out of the page allocator, so
+ *     the counts of pages and of slabs are exact only after a drain
+ *     (slab_drain_all(): every CPU, by IPI, empties its magazines; the leak
+ *     checks do that first). 2.6.14 had the same, and kept empty slabs
+ *     too, until cache_reap() ran every two seconds; testbed has no reaper;
+ *   - kmem_cache_get_stats() tells handed-out objects (in_use) from those
+ *     waiting in magazines (cached): exact when no CPU allocates or frees
+ *     meanwhile, since other CPUs' magazines are read without their lock;
+ *   - SLAB_POISON caches have no magazine: every alloc and free takes the
+ *     lock and goes to the slab, so the poison check on every hand-out and
+ *     the freelist walk for double frees stay as they were. Without
+ *     SLAB_POISON, a free checks (no lock) that obj is an object of this
+ *     cache and not the one on top of the magazine (freed twice in a row);
+ *     any other double free is caught only when the magazine flushes it to
+ *     its slab, as in 2.6.14 without CONFIG_DEBUG_SLAB.
  *
  * The order of a slab is the smallest that holds at least SLAB_MIN_OBJECTS
  * objects with at most 1/SLAB_WASTE_FRACTION of it left over, up to
@@ -26,8 +58,9 @@
  * which holds the freelist link, and checks the fill when the object is
  * handed out again: a difference means someone wrote after free. Such a
  * cache also looks for double frees by walking the slab's freelist; every
- * cache catches an object freed twice in a row and a freelist link that
- * points outside its slab (the rest of that freelist is then dropped).
+ * cache catches an object freed twice in a row (at the slab, or on top of
+ * a magazine) and a freelist link that points outside its slab (the rest
+ * of that freelist is then dropped).
  *
  * kmem_cache structs come from a cache themselves, kmem_cache_cache, which
  * is a static struct set up by slab_init() so it needs nothing to exist.
@@ -41,6 +74,11 @@
 #include "page_alloc.h"
 #include "printk.h"
 #include "vm.h"
+#include "x86.h"
+#ifndef HOST_TEST
+#include "percpu.h"
+#include "smp.h"
+#endif
 
 #define SLAB_MIN_OBJECTS    8   /* a slab should hold at least this many objects */
 #define SLAB_MAX_ORDER      3   /* ...in at most 8 pages, as SLUB's default */
@@ -49,6 +87,36 @@
 #define KMALLOC_MIN_SHIFT   3   /* smallest class: 8 bytes */
 #define KMALLOC_MAX_SHIFT   11  /* largest class: 2048 bytes; above, whole pages */
 #define KMALLOC_CLASSES     (KMALLOC_MAX_SHIFT - KMALLOC_MIN_SHIFT + 1)
+#define MAGAZINE_ALIGN      64  /* a CPU's magazine starts on its own cache line */
+
+/*
+ * One CPU's magazine of one cache: SLAB's struct array_cache. Only its CPU
+ * touches it, with interrupts off (and a drain IPI runs there too).
+ */
+struct kmem_magazine {
+	u32 avail;              /* free objects in entry[0..avail); the top is entry[avail - 1] */
+	u32 limit;              /* at most this many */
+	u32 batchcount;         /* moved to or from the slabs at a time */
+	u32 unused;
+	u64 allocs, frees;      /* kmem_cache_alloc()s and frees on this CPU */
+	void *entry[];
+};
+
+static u32 slab_nr_cpus = 1;   /* CPUs with magazines: slab_init()'s count */
+
+#ifndef HOST_TEST
+static u32 slab_this_cpu(void)
+{
+	return smp_processor_id();
+}
+#else
+u32 slab_host_cpu;              /* the CPU a host test pretends to run on */
+
+static u32 slab_this_cpu(void)
+{
+	return slab_host_cpu;
+}
+#endif
 
 static struct kmem_cache kmem_cache_cache;
 static struct kmem_cache *kmalloc_caches[KMALLOC_CLASSES];
@@ -176,8 +244,7 @@ static void *take_object(struct kmem_cache *c, struct page *slab)
 		check_poison(c, obj);
 		memset(obj, POISON_FREE, sizeof(void *));
 	}
-	c->inuse++;
-	c->total_allocs++;
+	c->active++;
 	return obj;
 }
 
@@ -219,8 +286,7 @@ static void put_object(struct kmem_cache *c, struct page *slab, void *obj)
 	set_next_free(obj, slab->freelist);
 	slab->freelist = obj;
 	slab->inuse--;
-	c->inuse--;
-	c->total_frees++;
+	c->active--;
 	if (slab->inuse == 0) {
 		list_del(&slab->list);
 		shrink(c, slab);
@@ -254,6 +320,176 @@ static u32 pick_order(u32 size)
 	return order;
 }
 
+/* --- magazines -------------------------------------------------------------------- */
+
+/*
+ * A magazine's limit for objects of size bytes: 2.6.14's enable_cpucache()
+ * (batchcount is half of it, rounded up). SLAB_POISON caches get none.
+ */
+static u32 magazine_limit(const struct kmem_cache *c)
+{
+	if (c->flags & SLAB_POISON)
+		return 0;
+	if (c->size > 131072)
+		return 1;
+	if (c->size > PAGE_SIZE)
+		return 8;
+	if (c->size > 1024)
+		return 24;
+	if (c->size > 256)
+		return 54;
+	return 120;
+}
+
+static struct kmem_magazine *magazine_of(const struct kmem_cache *c, u32 cpu)
+{
+	return (struct kmem_magazine *)((u8 *)c->magazines + (u64)cpu * c->magazine_stride);
+}
+
+/* This CPU's magazine of c, or NULL if c has none here. Interrupts off. */
+static struct kmem_magazine *this_magazine(const struct kmem_cache *c)
+{
+	u32 cpu = slab_this_cpu();
+
+	return c->magazines && cpu < c->nr_magazines ? magazine_of(c, cpu) : NULL;
+}
+
+/*
+ * Give c one magazine per CPU, in a block of whole pages (a magazine
+ * cannot come from a cache: kmem_cache_cache needs one too). Without the
+ * block, c works without magazines.
+ */
+static void magazines_setup(struct kmem_cache *c)
+{
+	u32 limit = magazine_limit(c);
+
+	if (!limit)
+		return;
+	c->magazine_stride = (u32)ALIGN_UP(sizeof(struct kmem_magazine) + limit * sizeof(void *),
+					   MAGAZINE_ALIGN);
+	c->magazine_order = page_order((u64)slab_nr_cpus * c->magazine_stride);
+	struct page *block = c->magazine_order <= MAX_ORDER ?
+			     alloc_pages(c->magazine_order, NODE_ANY, ALLOC_ZERO) : NULL;
+	if (!block) {
+		pr_warn("slab: %s: no memory for %u per-CPU magazines; the slabs serve alone\n",
+			c->name, slab_nr_cpus);
+		return;
+	}
+	c->magazines = page_address(block);
+	c->nr_magazines = slab_nr_cpus;
+	for (u32 cpu = 0; cpu < c->nr_magazines; cpu++) {
+		struct kmem_magazine *m = magazine_of(c, cpu);
+
+		m->limit = limit;
+		m->batchcount = (limit + 1) / 2;
+	}
+}
+
+static void magazines_release(struct kmem_cache *c)
+{
+	if (c->magazines)
+		free_pages(phys_to_page(virt_to_phys(c->magazines)), c->magazine_order);
+	c->magazines = NULL;
+	c->nr_magazines = 0;
+}
+
+/* Up to batchcount objects from the slabs into the empty magazine m; how many. */
+static u32 refill(struct kmem_cache *c, struct kmem_magazine *m)
+{
+	spin_lock(&c->lock);
+	while (m->avail < m->batchcount) {
+		struct page *slab = list_empty(&c->partial)
+				    ? grow(c) : list_first_entry(&c->partial, struct page, list);
+		if (!slab)
+			break;
+		m->entry[m->avail++] = take_object(c, slab);
+	}
+	spin_unlock(&c->lock);
+	return m->avail;
+}
+
+/* Put obj back in its slab, or say why not. c->lock held. */
+static void free_to_slab(struct kmem_cache *c, void *obj)
+{
+	struct page *slab = slab_of(obj);
+	const char *why = bad_free_reason(c, slab, obj);
+
+	if (!why)
+		put_object(c, slab, obj);
+	else
+		pr_err("slab: %s: bad free of 0x%lx: %s\n", c->name, (uintptr_t)obj, why);
+}
+
+/* The n oldest objects of m (its bottom) back to their slabs. Interrupts off. */
+static void flush(struct kmem_cache *c, struct kmem_magazine *m, u32 n)
+{
+	n = MIN(n, m->avail);
+	spin_lock(&c->lock);
+	for (u32 i = 0; i < n; i++)
+		free_to_slab(c, m->entry[i]);
+	spin_unlock(&c->lock);
+	m->avail -= n;
+	memmove(&m->entry[0], &m->entry[n], m->avail * sizeof(void *));
+}
+
+/* Empty this CPU's magazine of c. */
+static void drain_here(struct kmem_cache *c)
+{
+	u64 irq = irq_save();
+	struct kmem_magazine *m = this_magazine(c);
+
+	if (m && m->avail)
+		flush(c, m, m->avail);
+	irq_restore(irq);
+}
+
+static void drain_all_caches_here(void *unused)
+{
+	u64 irq = spin_lock_irqsave(&all_caches_lock);
+	struct list_head *pos;
+
+	(void)unused;
+	list_for_each(pos, &all_caches)
+		drain_here(list_entry(pos, struct kmem_cache, caches));
+	spin_unlock_irqrestore(&all_caches_lock, irq);
+}
+
+static void drain_one_cache_here(void *cache)
+{
+	drain_here(cache);
+}
+
+/* Run fn(arg) on every CPU (the host: pretend to be each CPU in turn). */
+static void on_every_cpu(void (*fn)(void *), void *arg)
+{
+#ifndef HOST_TEST
+	smp_call_function_all(fn, arg, true);
+#else
+	u32 self = slab_host_cpu;
+
+	for (slab_host_cpu = 0; slab_host_cpu < slab_nr_cpus; slab_host_cpu++)
+		fn(arg);
+	slab_host_cpu = self;
+#endif
+}
+
+void slab_drain_all(void)
+{
+	on_every_cpu(drain_all_caches_here, NULL);
+}
+
+void kmem_cache_drain(struct kmem_cache *c)
+{
+	on_every_cpu(drain_one_cache_here, c);
+}
+
+void kmem_cache_drain_this_cpu(struct kmem_cache *c)
+{
+	drain_here(c);
+}
+
+/* --- caches ----------------------------------------------------------------------- */
+
 static void cache_setup(struct kmem_cache *c, const char *name, u32 size, u32 align, u32 flags)
 {
 	u64 irq;
@@ -267,6 +503,7 @@ static void cache_setup(struct kmem_cache *c, const char *name, u32 size, u32 al
 	c->lock = (struct spinlock)SPINLOCK_INIT(name);
 	list_init(&c->partial);
 	list_init(&c->full);
+	magazines_setup(c);
 	irq = spin_lock_irqsave(&all_caches_lock);
 	list_add_tail(&c->caches, &all_caches);
 	spin_unlock_irqrestore(&all_caches_lock, irq);
@@ -298,16 +535,18 @@ bool kmem_cache_destroy(struct kmem_cache *c)
 
 	if (!c)
 		return true;
+	kmem_cache_drain(c);
 	irq = spin_lock_irqsave(&c->lock);
-	u64 inuse = c->inuse;
+	u64 active = c->active;
 	spin_unlock_irqrestore(&c->lock, irq);
-	if (inuse) {
-		pr_err("slab: cannot destroy %s: %llu objects still in use\n", c->name, inuse);
+	if (active) {
+		pr_err("slab: cannot destroy %s: %llu objects still in use\n", c->name, active);
 		return false;
 	}
 	irq = spin_lock_irqsave(&all_caches_lock);
 	list_del(&c->caches);
 	spin_unlock_irqrestore(&all_caches_lock, irq);
+	magazines_release(c);
 	kmem_cache_free(&kmem_cache_cache, c);  /* no slab is left: the last free returned it */
 	return true;
 }
@@ -324,6 +563,49 @@ u32 slab_caches(struct kmem_cache **out, u32 max)
 	return n;
 }
 
+void kmem_cache_get_stats(const struct kmem_cache *c, struct kmem_cache_stats *st)
+{
+	*st = (struct kmem_cache_stats){
+		.active = __atomic_load_n(&c->active, __ATOMIC_RELAXED),
+		.slabs = __atomic_load_n(&c->nr_slabs, __ATOMIC_RELAXED),
+		.allocs = __atomic_load_n(&c->unmagazined_allocs, __ATOMIC_RELAXED),
+		.frees = __atomic_load_n(&c->unmagazined_frees, __ATOMIC_RELAXED),
+	};
+	for (u32 cpu = 0; cpu < c->nr_magazines; cpu++) {
+		const struct kmem_magazine *m = magazine_of(c, cpu);
+
+		st->cached += __atomic_load_n(&m->avail, __ATOMIC_RELAXED);
+		st->allocs += __atomic_load_n(&m->allocs, __ATOMIC_RELAXED);
+		st->frees += __atomic_load_n(&m->frees, __ATOMIC_RELAXED);
+	}
+	st->in_use = st->active >= st->cached ? st->active - st->cached : 0;
+	st->objects = st->slabs * c->objs_per_slab;
+}
+
+u64 kmem_cache_in_use(const struct kmem_cache *c)
+{
+	struct kmem_cache_stats st;
+
+	kmem_cache_get_stats(c, &st);
+	return st.in_use;
+}
+
+/* No magazine here: one object straight from the slabs, under the lock. */
+static void *alloc_from_slab(struct kmem_cache *c)
+{
+	void *obj = NULL;
+
+	spin_lock(&c->lock);
+	struct page *slab = list_empty(&c->partial) ? grow(c)
+						    : list_first_entry(&c->partial, struct page, list);
+	if (slab) {
+		obj = take_object(c, slab);
+		c->unmagazined_allocs++;
+	}
+	spin_unlock(&c->lock);
+	return obj;
+}
+
 void *kmem_cache_alloc(struct kmem_cache *c, unsigned alloc_flags)
 {
 	void *obj = NULL;
@@ -338,31 +620,63 @@ void *kmem_cache_alloc(struct kmem_cache *c, unsigned alloc_flags)
 		       c->name);
 		return NULL;
 	}
-	irq = spin_lock_irqsave(&c->lock);
-	struct page *slab = list_empty(&c->partial) ? grow(c)
-						    : list_first_entry(&c->partial, struct page, list);
-	if (slab)
-		obj = take_object(c, slab);
-	spin_unlock_irqrestore(&c->lock, irq);
+	irq = irq_save();
+	struct kmem_magazine *m = this_magazine(c);
+
+	if (!m) {
+		obj = alloc_from_slab(c);
+	} else if (m->avail || refill(c, m)) {
+		obj = m->entry[--m->avail];     /* the fast path: the last one freed here */
+		m->allocs++;
+	}
+	irq_restore(irq);
 	if (obj && (alloc_flags & ALLOC_ZERO))
 		memset(obj, 0, c->object_size);
 	return obj;
 }
 
+/* Why obj cannot go into magazine m, or NULL: the checks that need no lock. */
+static const char *bad_magazine_free(const struct kmem_cache *c, const struct kmem_magazine *m,
+				     const void *obj)
+{
+	const struct page *slab = slab_of(obj);
+
+	if (!slab || slab->cache != c)
+		return "not an object of this cache";
+	if (!is_object_of(c, slab, obj))
+		return "not the start of an object";
+	if (m->avail && m->entry[m->avail - 1] == obj)
+		return "already free (double free)";
+	return NULL;
+}
+
 void kmem_cache_free(struct kmem_cache *c, void *obj)
 {
-	const char *why;
+	const char *why = NULL;
 	u64 irq;
 
 	if (!obj)
 		return;
-	irq = spin_lock_irqsave(&c->lock);
-	struct page *slab = slab_of(obj);
+	irq = irq_save();
+	struct kmem_magazine *m = this_magazine(c);
 
-	why = bad_free_reason(c, slab, obj);
-	if (!why)
-		put_object(c, slab, obj);
-	spin_unlock_irqrestore(&c->lock, irq);
+	if (!m) {
+		spin_lock(&c->lock);
+		struct page *slab = slab_of(obj);
+
+		why = bad_free_reason(c, slab, obj);
+		if (!why) {
+			put_object(c, slab, obj);
+			c->unmagazined_frees++;
+		}
+		spin_unlock(&c->lock);
+	} else if (!(why = bad_magazine_free(c, m, obj))) {
+		if (m->avail == m->limit)
+			flush(c, m, m->batchcount);
+		m->entry[m->avail++] = obj;     /* the fast path */
+		m->frees++;
+	}
+	irq_restore(irq);
 	if (why)
 		pr_err("slab: %s: bad free of 0x%lx: %s\n", c->name, (uintptr_t)obj, why);
 }
@@ -419,8 +733,9 @@ void kfree(const void *p)
 
 /* --- set-up and statistics ------------------------------------------------------------ */
 
-void slab_init(void)
+void slab_init(u32 ncpus)
 {
+	slab_nr_cpus = MAX(ncpus, 1u);
 	list_init(&all_caches);
 	cache_setup(&kmem_cache_cache, "kmem_cache", sizeof(struct kmem_cache),
 		    _Alignof(struct kmem_cache), 0);
@@ -438,9 +753,11 @@ void slab_print(void)
 
 	list_for_each(pos, &all_caches) {
 		const struct kmem_cache *c = list_entry(pos, struct kmem_cache, caches);
+		struct kmem_cache_stats st;
 
-		printk("slab: %-16s %7u bytes %9llu in use %7llu slabs (order %u, %u per slab)",
-		       c->name, c->object_size, c->inuse, c->nr_slabs, c->order,
+		kmem_cache_get_stats(c, &st);
+		printk("slab: %-16s %7u bytes %9llu in use %6llu cached %7llu slabs (order %u, %u per slab)",
+		       c->name, c->object_size, st.in_use, st.cached, st.slabs, c->order,
 		       c->objs_per_slab);
 		if (c->poison_errors)
 			printk(", %llu corrupted free objects", c->poison_errors);

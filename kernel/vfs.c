@@ -140,7 +140,7 @@ void vfs_reset_peak(void)
 
 u64 vfs_files_in_cache(void)
 {
-	return file_cache->inuse;
+	return kmem_cache_in_use(file_cache);
 }
 
 void vfs_set_count(enum vfs_count mode)

@@ -182,7 +182,7 @@ void torture_run(u64 ms, u64 min_gps, struct torture_result *r)
 			thread_join(readers[cpu]);
 	kmem_cache_free(obj_cache, current_obj);
 	rcu_barrier();
-	result.leaked = obj_cache->inuse;
+	result.leaked = kmem_cache_in_use(obj_cache);
 	result.errors = result.pipe[2] + result.pipe[3] + result.freed_seen + obj_cache->poison_errors;
 	if (!result.leaked)
 		kmem_cache_destroy(obj_cache);
