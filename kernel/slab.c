@@ -162,7 +162,8 @@ static struct page *slab_of(const void *p)
 
 	if (!page || !(page->flags & PG_SLAB) || !page->cache)
 		return NULL;
-	return phys_to_page(ALIGN_DOWN(pa, slab_bytes(page->cache)));
+	/* A slab is one buddy block: its struct pages are consecutive, in one zone. */
+	return page - ((pa & (slab_bytes(page->cache) - 1)) >> PAGE_SHIFT);
 }
 
 static void move_to(struct page *slab, struct list_head *list)

@@ -20,6 +20,7 @@
 #include "printk.h"
 #include "rcu.h"
 #include "sched.h"
+#include "slab.h"
 #include "storm_trace.h"
 #include "time.h"
 #include "user.h"
@@ -50,9 +51,15 @@ struct storm_report {
 	s64 error;              /* -errno of the open() that failed */
 };
 
+/* One CPU's count of a kernel storm, on a cache line of its own. */
+struct storm_count {
+	u64 done;
+} __attribute__((aligned(64)));
+
 struct storm_state {
 	u64 per_cpu;
-	u64 done;               /* iterations, all CPUs (kernel storms) */
+	u64 done;               /* iterations of the user storms that ended */
+	struct storm_count done_on[MAX_CPUS];   /* each kernel storm's, written by its CPU only */
 	s64 enfile_at;
 	u64 done_at_enfile;     /* rcu_done_len() of the CPU that hit ENFILE, then */
 	bool stop;
@@ -67,9 +74,11 @@ static u64 storm_done(struct storm_state *s)
 {
 	u64 done = __atomic_load_n(&s->done, __ATOMIC_RELAXED);
 
-	for (u32 cpu = 0; cpu < nr_cpus; cpu++)
+	for (u32 cpu = 0; cpu < nr_cpus; cpu++) {
+		done += __atomic_load_n(&s->done_on[cpu].done, __ATOMIC_RELAXED);
 		if (s->report[cpu])
 			done += s->report[cpu]->done;
+	}
 	return done;
 }
 
@@ -95,9 +104,14 @@ static void storm_thread_done(struct storm_state *s)
 	__atomic_sub_fetch(&s->running, 1, __ATOMIC_RELEASE);
 }
 
+/*
+ * The kernel storm. Its count is its CPU's own line (a shared counter's
+ * line would travel between the storming CPUs on every iteration).
+ */
 static void storm_loop(void *arg)
 {
 	struct storm_state *s = arg;
+	u64 *done = &s->done_on[smp_processor_id()].done;      /* pinned here */
 
 	for (u64 i = 0; i < s->per_cpu && !__atomic_load_n(&s->stop, __ATOMIC_RELAXED); i++) {
 		int err;
@@ -108,7 +122,7 @@ static void storm_loop(void *arg)
 			break;
 		}
 		file_close(f);
-		__atomic_add_fetch(&s->done, 1, __ATOMIC_RELAXED);
+		__atomic_store_n(done, i + 1, __ATOMIC_RELAXED);
 		cond_resched();         /* where the user-space loop returned from close() */
 	}
 	storm_thread_done(s);
@@ -238,7 +252,9 @@ void storm_run(enum storm_where where, u64 n, const struct cpumask *cpus,
 		pr_warn("storm: no user mode; storming in the kernel instead\n");
 		where = STORM_KERNEL;
 	}
-	s = (struct storm_state){ .per_cpu = n, .enfile_at = -1 };
+	memset(&s, 0, sizeof(s));       /* 64 KiB of counts: no struct literal on the stack */
+	s.per_cpu = n;
+	s.enfile_at = -1;
 	if (user_shared())
 		__atomic_store_n((u8 *)user_shared(), 0, __ATOMIC_RELEASE);
 	*r = (struct storm_result){ .mode = rcu_mode(), .where = where, .cpus = *cpus, .hogs = *hogs };
@@ -293,6 +309,7 @@ void storm_run(enum storm_where where, u64 n, const struct cpumask *cpus,
 	print_result(r);
 	storm_trace_stop(r);
 	rcu_drain();
+	slab_drain_all();       /* and the files freed into magazines give their slabs back */
 }
 
 void storm_run_in_mode(enum rcu_mode mode, enum storm_where where, u64 n,

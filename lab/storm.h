@@ -54,7 +54,7 @@ struct storm_result {
 
 /*
  * Run the storm (n iterations per storming CPU), print its "storm:" line
- * (docs/interface.md), then rcu_drain() so the next storm starts clean.
+ * (docs/interface.md), then rcu_drain() and slab_drain_all() so the next storm starts clean.
  */
 void storm_run(enum storm_where where, u64 n, const struct cpumask *cpus,
 	       const struct cpumask *hogs, struct storm_result *r);
