@@ -8,7 +8,9 @@
 #include "mm.h"
 #include "numa.h"
 #include "page_alloc.h"
+#include "percpu.h"
 #include "slab.h"
+#include "smp.h"
 #include "vm.h"
 
 static struct bootmem scratch;  /* a copy of the boot allocator to play with */
@@ -194,6 +196,124 @@ static void poisoned_cache_catches_a_write_after_free(struct ktest *t)
 	EXPECT_TRUE(t, kmem_cache_destroy(c));
 }
 
+/* --- the slab's per-CPU magazines ---------------------------------------------------- */
+
+#define MAG_BATCH 60    /* 2.6.14's batchcount for objects up to 256 bytes (limit 120) */
+
+static struct kmem_cache_stats stats_of(const struct kmem_cache *c)
+{
+	struct kmem_cache_stats st;
+
+	kmem_cache_get_stats(c, &st);
+	return st;
+}
+
+static bool cpu_up(u32 cpu)
+{
+	return cpu < nr_cpus && percpu[cpu].online;
+}
+
+static void magazine_recycles_lifo_on_its_cpu(struct ktest *t)
+{
+	struct kmem_cache *c = kmem_cache_create("mm_test_lifo", 64, 0, 0);
+	ASSERT_TRUE(t, c != NULL);
+	u64 irq = irq_save();           /* stay on this CPU */
+	void *a = kmem_cache_alloc(c, 0), *b = kmem_cache_alloc(c, 0);
+	struct kmem_cache_stats st = stats_of(c);
+
+	kmem_cache_free(c, a);
+	kmem_cache_free(c, b);
+	void *first = kmem_cache_alloc(c, 0), *second = kmem_cache_alloc(c, 0);
+	irq_restore(irq);
+	EXPECT_EQ(t, st.active, MAG_BATCH);     /* the first alloc took a batch */
+	EXPECT_EQ(t, st.in_use, 2);
+	EXPECT_TRUE(t, first == b);             /* the last freed, first out */
+	EXPECT_TRUE(t, second == a);
+	kmem_cache_free(c, first);
+	kmem_cache_free(c, second);
+	EXPECT_TRUE(t, kmem_cache_destroy(c));  /* drains every CPU's magazine first */
+}
+
+struct cross_free {
+	struct kmem_cache *cache;
+	void *obj, *again;
+};
+
+static void free_there(void *arg)
+{
+	struct cross_free *x = arg;
+
+	kmem_cache_free(x->cache, x->obj);
+}
+
+static void alloc_there(void *arg)
+{
+	struct cross_free *x = arg;
+
+	x->again = kmem_cache_alloc(x->cache, 0);
+}
+
+static void cross_cpu_free_goes_to_the_freeing_cpu(struct ktest *t)
+{
+	u32 here = smp_processor_id(), there = here == 0 ? 1 : 0;
+
+	if (!cpu_up(there))
+		KTEST_SKIP(t, "one CPU");
+	struct cross_free x = { .cache = kmem_cache_create("mm_test_cross", 64, 0, 0) };
+	ASSERT_TRUE(t, x.cache != NULL);
+	x.obj = kmem_cache_alloc(x.cache, 0);
+	smp_call_function(there, free_there, &x, true);
+	smp_call_function(there, alloc_there, &x, true);
+	EXPECT_TRUE(t, x.again == x.obj);       /* it waited in that CPU's magazine */
+	smp_call_function(there, free_there, &(struct cross_free){ x.cache, x.again, NULL }, true);
+	struct kmem_cache_stats st = stats_of(x.cache);
+	EXPECT_EQ(t, st.in_use, 0);
+	EXPECT_GT(t, st.cached, 0);
+	EXPECT_TRUE(t, kmem_cache_destroy(x.cache));
+}
+
+struct churn {
+	struct kmem_cache *cache;
+	u32 n;
+};
+
+/* On one CPU: take n objects and give them all back (into this CPU's magazine). */
+static void churn_here(void *arg)
+{
+	static void *obj[MAX_CPUS][200];
+	struct churn *ch = arg;
+	void **mine = obj[smp_processor_id()];
+
+	for (u32 i = 0; i < ch->n; i++)
+		mine[i] = kmem_cache_alloc(ch->cache, 0);
+	for (u32 i = 0; i < ch->n; i++)
+		kmem_cache_free(ch->cache, mine[i]);
+}
+
+static void drain_gives_back_every_object_and_page(struct ktest *t)
+{
+	struct churn ch = { .cache = kmem_cache_create("mm_test_drain", 200, 0, 0), .n = 200 };
+	ASSERT_TRUE(t, ch.cache != NULL);
+	slab_drain_all();
+	u64 free_before = nr_free_pages(NODE_ANY, -1);
+
+	smp_call_function_all(churn_here, &ch, true);
+	struct kmem_cache_stats st = stats_of(ch.cache);
+	EXPECT_EQ(t, st.in_use, 0);
+	EXPECT_EQ(t, st.allocs, (u64)ch.n * nr_cpus_online);
+	EXPECT_EQ(t, st.frees, (u64)ch.n * nr_cpus_online);
+	EXPECT_GT(t, st.cached, 0);             /* a magazine's worth on each CPU */
+	EXPECT_EQ(t, st.active, st.cached);
+	EXPECT_GT(t, st.slabs, 0);
+	slab_drain_all();
+	st = stats_of(ch.cache);
+	EXPECT_EQ(t, st.cached, 0);
+	EXPECT_EQ(t, st.active, 0);
+	EXPECT_EQ(t, st.slabs, 0);
+	EXPECT_EQ(t, nr_free_pages(NODE_ANY, -1), free_before);
+	EXPECT_TRUE(t, kmem_cache_destroy(ch.cache));
+}
+
 static const struct ktest_case mm_cases[] = {
 	KTEST(boot_allocations_land_on_their_node),
 	KTEST(boot_allocations_respect_the_address_limit),
@@ -203,6 +323,9 @@ static const struct ktest_case mm_cases[] = {
 	KTEST(stress_no_overlap_and_everything_returns),
 	KTEST(kmalloc_gives_distinct_aligned_memory),
 	KTEST(poisoned_cache_catches_a_write_after_free),
+	KTEST(magazine_recycles_lifo_on_its_cpu),
+	KTEST(cross_cpu_free_goes_to_the_freeing_cpu),
+	KTEST(drain_gives_back_every_object_and_page),
 	{},
 };
 KTEST_SUITE(mm, mm_cases);
