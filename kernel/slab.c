@@ -172,8 +172,8 @@ static void move_to(struct page *slab, struct list_head *list)
 	list_add(&slab->list, list);
 }
 
-/* A new slab on the partial list, all objects free (and poisoned), or NULL. */
-static struct page *grow(struct kmem_cache *c)
+/* A new slab of c on no list, all objects free (and poisoned), or NULL. No lock needed. */
+static struct page *new_slab(struct kmem_cache *c)
 {
 	struct page *slab = alloc_pages(c->order, NODE_ANY, 0);
 
@@ -195,13 +195,23 @@ static struct page *grow(struct kmem_cache *c)
 		set_next_free(obj, slab->freelist);
 		slab->freelist = obj;
 	}
-	list_add(&slab->list, &c->partial);
-	c->nr_slabs++;
 	return slab;
 }
 
-/* Give an empty slab, already off its list, back to the page allocator. */
-static void shrink(struct kmem_cache *c, struct page *slab)
+/* A new slab on the partial list, or NULL. c->lock held. */
+static struct page *grow(struct kmem_cache *c)
+{
+	struct page *slab = new_slab(c);
+
+	if (slab) {
+		list_add(&slab->list, &c->partial);
+		c->nr_slabs++;
+	}
+	return slab;
+}
+
+/* Give an empty slab, off its list and no longer counted, back to the page allocator. */
+static void release_slab(struct kmem_cache *c, struct page *slab)
 {
 	for (u32 i = 0; i < 1u << c->order; i++) {
 		slab[i].flags &= ~PG_SLAB;
@@ -209,7 +219,6 @@ static void shrink(struct kmem_cache *c, struct page *slab)
 	}
 	slab->freelist = NULL;
 	free_pages(slab, c->order);
-	c->nr_slabs--;
 }
 
 /* SLAB_POISON: report if obj's bytes after the link word are not all POISON_FREE. */
@@ -278,7 +287,13 @@ static const char *bad_free_reason(const struct kmem_cache *c, const struct page
 	return NULL;
 }
 
-static void put_object(struct kmem_cache *c, struct page *slab, void *obj)
+/*
+ * Put obj back on its slab's freelist. A slab left empty leaves its list
+ * and the count; it is given back to the page allocator at once, or, if
+ * empty is not NULL, put on that list for the caller to give back after
+ * dropping the lock. c->lock held.
+ */
+static void put_object(struct kmem_cache *c, struct page *slab, void *obj, struct list_head *empty)
 {
 	bool was_full = slab->freelist == NULL;
 
@@ -290,7 +305,11 @@ static void put_object(struct kmem_cache *c, struct page *slab, void *obj)
 	c->active--;
 	if (slab->inuse == 0) {
 		list_del(&slab->list);
-		shrink(c, slab);
+		c->nr_slabs--;
+		if (empty)
+			list_add(&slab->list, empty);
+		else
+			release_slab(c, slab);
 	} else if (was_full) {
 		move_to(slab, &c->partial);
 	}
@@ -395,40 +414,71 @@ static void magazines_release(struct kmem_cache *c)
 }
 
 /* Up to batchcount objects from the slabs into the empty magazine m; how many. */
+/*
+ * Up to batchcount objects from the slabs into the empty magazine m; how
+ * many. A new slab is made with the lock dropped: the lock is held only to
+ * move objects, so a CPU that waits for it waits for little (under TCG, a
+ * holder the host preempts stalls every CPU that spins on the lock).
+ */
 static u32 refill(struct kmem_cache *c, struct kmem_magazine *m)
 {
 	spin_lock(&c->lock);
 	while (m->avail < m->batchcount) {
-		struct page *slab = list_empty(&c->partial)
-				    ? grow(c) : list_first_entry(&c->partial, struct page, list);
-		if (!slab)
-			break;
+		if (list_empty(&c->partial)) {
+			spin_unlock(&c->lock);
+			struct page *slab = new_slab(c);
+			spin_lock(&c->lock);
+			if (!slab)
+				break;
+			list_add(&slab->list, &c->partial);
+			c->nr_slabs++;
+		}
+		struct page *slab = list_first_entry(&c->partial, struct page, list);
+
 		m->entry[m->avail++] = take_object(c, slab);
 	}
 	spin_unlock(&c->lock);
 	return m->avail;
 }
 
-/* Put obj back in its slab, or say why not. c->lock held. */
-static void free_to_slab(struct kmem_cache *c, void *obj)
-{
-	struct page *slab = slab_of(obj);
-	const char *why = bad_free_reason(c, slab, obj);
+#define FLUSH_CHUNK 32          /* objects given back per lock hold */
 
-	if (!why)
-		put_object(c, slab, obj);
-	else
-		pr_err("slab: %s: bad free of 0x%lx: %s\n", c->name, (uintptr_t)obj, why);
+/*
+ * objs[0..n) back to their slabs: their slabs are looked up before the
+ * lock and the slabs they empty given back after it. Interrupts off.
+ */
+static void free_chunk(struct kmem_cache *c, void *const *objs, u32 n)
+{
+	struct page *slabs[FLUSH_CHUNK];
+	const char *why[FLUSH_CHUNK];
+	struct list_head empty = LIST_HEAD_INIT(empty);
+
+	for (u32 i = 0; i < n; i++)
+		slabs[i] = slab_of(objs[i]);
+	spin_lock(&c->lock);
+	for (u32 i = 0; i < n; i++) {
+		why[i] = bad_free_reason(c, slabs[i], objs[i]);
+		if (!why[i])
+			put_object(c, slabs[i], objs[i], &empty);
+	}
+	spin_unlock(&c->lock);
+	while (!list_empty(&empty)) {
+		struct page *slab = list_first_entry(&empty, struct page, list);
+
+		list_del(&slab->list);
+		release_slab(c, slab);
+	}
+	for (u32 i = 0; i < n; i++)
+		if (why[i])
+			pr_err("slab: %s: bad free of 0x%lx: %s\n", c->name, (uintptr_t)objs[i], why[i]);
 }
 
 /* The n oldest objects of m (its bottom) back to their slabs. Interrupts off. */
 static void flush(struct kmem_cache *c, struct kmem_magazine *m, u32 n)
 {
 	n = MIN(n, m->avail);
-	spin_lock(&c->lock);
-	for (u32 i = 0; i < n; i++)
-		free_to_slab(c, m->entry[i]);
-	spin_unlock(&c->lock);
+	for (u32 done = 0; done < n; done += FLUSH_CHUNK)
+		free_chunk(c, &m->entry[done], MIN(n - done, (u32)FLUSH_CHUNK));
 	m->avail -= n;
 	memmove(&m->entry[0], &m->entry[n], m->avail * sizeof(void *));
 }
@@ -667,7 +717,7 @@ void kmem_cache_free(struct kmem_cache *c, void *obj)
 
 		why = bad_free_reason(c, slab, obj);
 		if (!why) {
-			put_object(c, slab, obj);
+			put_object(c, slab, obj, NULL);
 			c->unmagazined_frees++;
 		}
 		spin_unlock(&c->lock);
