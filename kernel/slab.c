@@ -19,15 +19,18 @@
  *   - active is the sum of the slabs' inuse: the objects out of the slabs,
  *     whether handed out or sitting in a CPU's magazine.
  *
- * Per-CPU magazines: SLAB's array_cache (Christoph Lameter and Manfred
- * Spraul's mm/slab.c as in 2.6.14: avail, limit, batchcount; the limits
- * of its enable_cpucache()). Each CPU has, per cache, a stack of free
+ * Per-CPU magazines: SLAB's array_cache, as 2.6.14's mm/slab.c has it
+ * (Manfred Spraul's per-CPU arrays, 2000, made unconditional in 2002, by
+ * the file's own header): avail, limit, batchcount, and the limits of its
+ * enable_cpucache(). Each CPU has, per cache, a stack of free
  * objects, entry[0..avail). kmem_cache_alloc() pops the top and
  * kmem_cache_free() pushes onto it, with interrupts off on the own CPU and
  * no lock: the last object freed here is the next handed out here (warm in
  * this CPU's cache). An empty magazine is refilled with batchcount objects
  * from the slabs, a full one gives its batchcount oldest (the bottom) back,
- * each under the cache lock, once per batchcount calls. An object goes to
+ * each under the cache lock, once per batchcount calls; the lock is held
+ * only to move objects (a new slab is made, an empty one given back, and
+ * a flushed object's slab looked up, with the lock dropped). An object goes to
  * the magazine of the CPU that frees it, whichever CPU took it (RCU
  * callbacks run on the CPU that queued them, so a closed file comes back
  * to the CPU that closed it); 2.6.14 sent objects of another node's slabs
@@ -340,6 +343,21 @@ static u32 pick_order(u32 size)
 	return order;
 }
 
+/*
+ * The cache lock, for a magazine's batch: taken by trying until it is
+ * free, never by queueing for a ticket. With more busy virtual CPUs than
+ * host cores, a ticket holder the host deschedules while it waits blocks
+ * every CPU behind it even after the lock is free (lock-waiter preemption,
+ * why Linux's guests got paravirtualized ticket locks, Jeremy Fitzhardinge
+ * and Raghavendra K T, 3.12, 2013); a CPU that only tries blocks nobody.
+ * Fairness is not needed here: every batch is short. Interrupts off.
+ */
+static void lock_for_batch(struct kmem_cache *c)
+{
+	while (!spin_trylock(&c->lock))
+		cpu_relax();
+}
+
 /* --- magazines -------------------------------------------------------------------- */
 
 /*
@@ -422,12 +440,12 @@ static void magazines_release(struct kmem_cache *c)
  */
 static u32 refill(struct kmem_cache *c, struct kmem_magazine *m)
 {
-	spin_lock(&c->lock);
+	lock_for_batch(c);
 	while (m->avail < m->batchcount) {
 		if (list_empty(&c->partial)) {
 			spin_unlock(&c->lock);
 			struct page *slab = new_slab(c);
-			spin_lock(&c->lock);
+			lock_for_batch(c);
 			if (!slab)
 				break;
 			list_add(&slab->list, &c->partial);
@@ -455,7 +473,7 @@ static void free_chunk(struct kmem_cache *c, void *const *objs, u32 n)
 
 	for (u32 i = 0; i < n; i++)
 		slabs[i] = slab_of(objs[i]);
-	spin_lock(&c->lock);
+	lock_for_batch(c);
 	for (u32 i = 0; i < n; i++) {
 		why[i] = bad_free_reason(c, slabs[i], objs[i]);
 		if (!why[i])

@@ -6,7 +6,9 @@
  *   slab   every object of every slab the filp cache holds, in use or not:
  *          2.6.14's filp_ctor/filp_dtor counted each object as its slab was
  *          made and given back; here that number is read from the cache
- *          (nr_slabs x objs_per_slab)
+ *          (nr_slabs x objs_per_slab). Free files waiting in the CPUs'
+ *          magazines keep their slabs and count, as those in 2.6.14's
+ *          per-CPU array caches did
  *   late   one atomic counter, raised by file_open(), lowered by the RCU
  *          callback that frees the file
  *   early  the same counter, lowered at close, before call_rcu()
