@@ -349,21 +349,24 @@ static void check_quiescent_state(u32 cpu, struct rcu_data *rdp)
 	spin_unlock(&rcp.lock);
 }
 
-/* Take a callback off the done list, before it runs. Softirq context. */
+/*
+ * Take a callback off the done list, before it runs. Softirq context. Each
+ * count goes down in one instruction (an atomic subtract): a call_rcu() in
+ * an interrupt, counting up, lands before or after it, never in the middle,
+ * so no interrupts-off section per callback is needed (under TCG each sti
+ * that ends one costs a return to QEMU's main loop).
+ */
 static struct rcu_head *next_done(struct rcu_data *rdp)
 {
 	struct rcu_head *head = rdp->donelist;
-	u64 flags;
 
 	if (!head)
 		return NULL;
 	rdp->donelist = head->next;
 	if (!rdp->donelist)
 		rdp->donetail = &rdp->donelist;
-	flags = irq_save();
-	rdp->qlen--;            /* call_rcu() in an interrupt counts up: not torn */
-	rdp->donelen--;
-	irq_restore(flags);
+	__atomic_sub_fetch(&rdp->qlen, 1, __ATOMIC_RELAXED);
+	__atomic_sub_fetch(&rdp->donelen, 1, __ATOMIC_RELAXED);
 	return head;
 }
 
