@@ -424,6 +424,60 @@ static void bench_storm_rate(const struct bench *b)
 BENCH(storm_rate, bench_storm_rate);
 
 /*
+ * How the kernel storm scales: rcu.mode=fqs vfs.count=early (the issue's
+ * comparison with Linux 6.1, whose four open/close processes did 64,800
+ * iterations/s together on story), on the highest CPU alone and then on
+ * every online CPU, in each run: one CPU's rate, all CPUs' aggregate, their
+ * ratio run by run, and the longest interrupts-off window of the storms on
+ * all CPUs. On pair "all" is the two-CPU storm, on story the four-CPU one.
+ */
+#define SCALING_ITERATIONS 50000        /* per CPU and storm */
+
+static u64 storm_rate_on(const struct cpumask *cpus, struct storm_result *r)
+{
+	struct cpumask none = { { 0 } };
+
+	storm_run_in_mode(RCU_MODE_FQS, STORM_KERNEL, SCALING_ITERATIONS, cpus, &none, r);
+	return r->ns ? r->iterations * 1000000000 / r->ns : 0;
+}
+
+static void bench_storm_scaling(const struct bench *b)
+{
+	struct bench_runs one = { 0 }, all = { 0 }, irqoff = { 0 };
+	struct cpumask last = { { 0 } }, every = { { 0 } };
+	enum vfs_count count_before = vfs_count_mode();
+	struct storm_result r;
+	char suffix[24];
+	u32 n = 0;
+
+	for (u32 cpu = 0; cpu < nr_cpus; cpu++)
+		if (percpu[cpu].online) {
+			cpumask_set(&every, cpu);
+			n++;
+		}
+	if (n < 2)
+		return;
+	cpumask_set(&last, nr_cpus - 1);
+	vfs_set_count(VFS_COUNT_EARLY);
+	storm_rate_on(&last, &r);               /* warm-up: slabs, magazines, queues */
+	storm_rate_on(&every, &r);
+	for (u32 run = 0; run < bench_nr_runs(); run++) {
+		bench_runs_add(&one, storm_rate_on(&last, &r) * 1000);
+		bench_runs_add(&all, storm_rate_on(&every, &r) * 1000);
+		bench_runs_add(&irqoff, r.irqoff_max_us * 1000);
+	}
+	vfs_set_count(count_before);
+	bench_report_runs(b, "_1cpu", &one, "per_s");
+	snprintf(suffix, sizeof(suffix), "_%ucpus", n);
+	bench_report_runs(b, suffix, &all, "per_s");
+	snprintf(suffix, sizeof(suffix), "_%ucpus_vs_1cpu", n);
+	bench_report_ratio(b, suffix, &all, &one);
+	snprintf(suffix, sizeof(suffix), "_%ucpus_irqoff_max", n);
+	bench_report_runs(b, suffix, &irqoff, "us");
+}
+BENCH(storm_scaling, bench_storm_scaling);
+
+/*
  * The longest interrupts-off window on the storming CPU during a user
  * storm, per mode (irqoff.h). Callbacks run with interrupts on, so what is
  * left is short critical sections; under TCG a window also grows whenever
