@@ -344,18 +344,31 @@ static u32 pick_order(u32 size)
 }
 
 /*
- * The cache lock, for a magazine's batch: taken by trying until it is
- * free, never by queueing for a ticket. With more busy virtual CPUs than
- * host cores, a ticket holder the host deschedules while it waits blocks
- * every CPU behind it even after the lock is free (lock-waiter preemption,
- * why Linux's guests got paravirtualized ticket locks, Jeremy Fitzhardinge
- * and Raghavendra K T, 3.12, 2013); a CPU that only tries blocks nobody.
- * Fairness is not needed here: every batch is short. Interrupts off.
+ * The cache lock, for a magazine's batch, as 2.6.14's x86 spin_lock_irqsave()
+ * took a lock: by trying until it is free, not by queueing for a ticket
+ * (its byte lock: "We make no fairness assumptions. They have a cost."),
+ * and with interrupts on while waiting if the caller had them on (irq: its
+ * irq_save() flags; __raw_spin_lock_string_flags did sti, spin, cli). Both
+ * matter with more busy virtual CPUs than host cores: a ticket waiter the
+ * host deschedules blocks every CPU behind it even after the lock is free
+ * (lock-waiter preemption, why Linux's guests later got paravirtualized
+ * ticket locks, 3.12, 2013), and a wait behind a descheduled holder is
+ * not an interrupts-off window. Ticket locks came to x86 in 2.6.25 (Nick
+ * Piggin, 2008); the rest of testbed keeps them. Preemption stays off, as
+ * 2.6.14's spin_lock_irqsave() had it. Returns with interrupts off and the
+ * lock held; while it waited, an interrupt may have used this
+ * CPU's magazine, so callers look at the magazine again after it.
  */
-static void lock_for_batch(struct kmem_cache *c)
+static void lock_for_batch(struct kmem_cache *c, u64 irq)
 {
-	while (!spin_trylock(&c->lock))
-		cpu_relax();
+	while (!spin_trylock(&c->lock)) {
+		lock_preempt_off();     /* the magazine is this CPU's: no switch while waiting */
+		irq_restore(irq);
+		while (spin_is_locked(&c->lock))
+			cpu_relax();
+		irq_save();
+		lock_preempt_on();
+	}
 }
 
 /* --- magazines -------------------------------------------------------------------- */
@@ -438,14 +451,14 @@ static void magazines_release(struct kmem_cache *c)
  * move objects, so a CPU that waits for it waits for little (under TCG, a
  * holder the host preempts stalls every CPU that spins on the lock).
  */
-static u32 refill(struct kmem_cache *c, struct kmem_magazine *m)
+static u32 refill(struct kmem_cache *c, struct kmem_magazine *m, u64 irq)
 {
-	lock_for_batch(c);
+	lock_for_batch(c, irq);
 	while (m->avail < m->batchcount) {
 		if (list_empty(&c->partial)) {
 			spin_unlock(&c->lock);
 			struct page *slab = new_slab(c);
-			lock_for_batch(c);
+			lock_for_batch(c, irq);
 			if (!slab)
 				break;
 			list_add(&slab->list, &c->partial);
@@ -465,7 +478,7 @@ static u32 refill(struct kmem_cache *c, struct kmem_magazine *m)
  * objs[0..n) back to their slabs: their slabs are looked up before the
  * lock and the slabs they empty given back after it. Interrupts off.
  */
-static void free_chunk(struct kmem_cache *c, void *const *objs, u32 n)
+static void free_chunk(struct kmem_cache *c, void *const *objs, u32 n, u64 irq)
 {
 	struct page *slabs[FLUSH_CHUNK];
 	const char *why[FLUSH_CHUNK];
@@ -473,7 +486,7 @@ static void free_chunk(struct kmem_cache *c, void *const *objs, u32 n)
 
 	for (u32 i = 0; i < n; i++)
 		slabs[i] = slab_of(objs[i]);
-	lock_for_batch(c);
+	lock_for_batch(c, irq);
 	for (u32 i = 0; i < n; i++) {
 		why[i] = bad_free_reason(c, slabs[i], objs[i]);
 		if (!why[i])
@@ -491,24 +504,33 @@ static void free_chunk(struct kmem_cache *c, void *const *objs, u32 n)
 			pr_err("slab: %s: bad free of 0x%lx: %s\n", c->name, (uintptr_t)objs[i], why[i]);
 }
 
-/* The n oldest objects of m (its bottom) back to their slabs. Interrupts off. */
-static void flush(struct kmem_cache *c, struct kmem_magazine *m, u32 n)
+/*
+ * The n oldest objects of m (its bottom) back to their slabs, a chunk at a
+ * time: each chunk leaves the magazine before the lock is waited for, so
+ * an interrupt meanwhile finds the magazine whole. Interrupts off.
+ */
+static void flush(struct kmem_cache *c, struct kmem_magazine *m, u32 n, u64 irq)
 {
-	n = MIN(n, m->avail);
-	for (u32 done = 0; done < n; done += FLUSH_CHUNK)
-		free_chunk(c, &m->entry[done], MIN(n - done, (u32)FLUSH_CHUNK));
-	m->avail -= n;
-	memmove(&m->entry[0], &m->entry[n], m->avail * sizeof(void *));
-}
+	void *chunk[FLUSH_CHUNK];
 
+	for (n = MIN(n, m->avail); n; n = MIN(n, m->avail)) {
+		u32 k = MIN(n, (u32)FLUSH_CHUNK);
+
+		memcpy(chunk, m->entry, k * sizeof(void *));
+		m->avail -= k;
+		memmove(&m->entry[0], &m->entry[k], m->avail * sizeof(void *));
+		free_chunk(c, chunk, k, irq);
+		n -= k;
+	}
+}
 /* Empty this CPU's magazine of c. */
 static void drain_here(struct kmem_cache *c)
 {
 	u64 irq = irq_save();
 	struct kmem_magazine *m = this_magazine(c);
 
-	if (m && m->avail)
-		flush(c, m, m->avail);
+	while (m && m->avail)
+		flush(c, m, m->avail, irq);
 	irq_restore(irq);
 }
 
@@ -694,7 +716,7 @@ void *kmem_cache_alloc(struct kmem_cache *c, unsigned alloc_flags)
 
 	if (!m) {
 		obj = alloc_from_slab(c);
-	} else if (m->avail || refill(c, m)) {
+	} else if (m->avail || refill(c, m, irq)) {
 		obj = m->entry[--m->avail];     /* the fast path: the last one freed here */
 		m->allocs++;
 	}
@@ -740,8 +762,8 @@ void kmem_cache_free(struct kmem_cache *c, void *obj)
 		}
 		spin_unlock(&c->lock);
 	} else if (!(why = bad_magazine_free(c, m, obj))) {
-		if (m->avail == m->limit)
-			flush(c, m, m->batchcount);
+		while (m->avail == m->limit)
+			flush(c, m, m->batchcount, irq);
 		m->entry[m->avail++] = obj;     /* the fast path */
 		m->frees++;
 	}
