@@ -83,11 +83,10 @@ u64 kmem_cache_in_use(const struct kmem_cache *cache);  /* kmem_cache_get_stats(
  * Empty magazines back into their slabs: every CPU's of every cache
  * (slab_drain_all), every CPU's of one cache (kmem_cache_drain), both by a
  * function call on each CPU that waits for all of them, so never with
- * interrupts off or a lock held; or this CPU's of one cache.
+ * interrupts off or a lock held.
  */
 void slab_drain_all(void);
 void kmem_cache_drain(struct kmem_cache *cache);
-void kmem_cache_drain_this_cpu(struct kmem_cache *cache);
 
 /* Up to max caches into out[], oldest first; returns how many there are in all. */
 u32 slab_caches(struct kmem_cache **out, u32 max);

@@ -30,7 +30,9 @@
  * from the slabs, a full one gives its batchcount oldest (the bottom) back,
  * each under the cache lock, once per batchcount calls; the lock is held
  * only to move objects (a new slab is made, an empty one given back, and
- * a flushed object's slab looked up, with the lock dropped). An object goes to
+ * a flushed object's slab looked up, with the lock dropped), and a batch
+ * takes it by trying, with interrupts on while it waits, as 2.6.14's x86
+ * spin_lock_irqsave() did (lock_for_batch() says why). An object goes to
  * the magazine of the CPU that frees it, whichever CPU took it (RCU
  * callbacks run on the CPU that queued them, so a closed file comes back
  * to the CPU that closed it); 2.6.14 sent objects of another node's slabs
@@ -64,6 +66,10 @@
  * cache catches an object freed twice in a row (at the slab, or on top of
  * a magazine) and a freelist link that points outside its slab (the rest
  * of that freelist is then dropped).
+ *
+ * Interface (slab.h): kmem_cache_create/destroy, kmem_cache_alloc/free,
+ * kmalloc/kfree; slab_drain_all() and kmem_cache_drain() empty the
+ * magazines; kmem_cache_get_stats() and slab_print() count.
  *
  * kmem_cache structs come from a cache themselves, kmem_cache_cache, which
  * is a static struct set up by slab_init() so it needs nothing to exist.
@@ -572,11 +578,6 @@ void slab_drain_all(void)
 void kmem_cache_drain(struct kmem_cache *c)
 {
 	on_every_cpu(drain_one_cache_here, c);
-}
-
-void kmem_cache_drain_this_cpu(struct kmem_cache *c)
-{
-	drain_here(c);
 }
 
 /* --- caches ----------------------------------------------------------------------- */
