@@ -138,6 +138,7 @@ bool virtio_negotiate(struct virtio_dev *vd, u64 wanted)
 	 * Every address this driver gives goes through the DMA API already, so
 	 * it can accept it; a device that offers it refuses FEATURES_OK without.
 	 */
+	vd->offered = offered;
 	vd->features = offered & (wanted | 1ULL << VIRTIO_F_VERSION_1 |
 				  1ULL << VIRTIO_F_ACCESS_PLATFORM);
 	wr32(vd->common, COMMON_GFSELECT, 0);
@@ -243,8 +244,24 @@ int virtqueue_add(struct virtio_dev *vd, struct virtq *vq, const struct virtq_bu
 	return virtq_add(&vq->ring, bufs, n, token);
 }
 
-void virtqueue_kick(struct virtio_dev *vd, struct virtq *vq)
+int virtqueue_add_indirect(struct virtio_dev *vd, struct virtq *vq, const struct virtq_buf *bufs,
+			   u32 n, void *token, volatile struct virtq_desc *table, dma_addr_t table_dma)
 {
-	__atomic_thread_fence(__ATOMIC_SEQ_CST);        /* the index before the doorbell */
+	if (!(vd->features & (1ULL << VIRTIO_F_INDIRECT_DESC)))
+		return -EINVAL;                 /* 2.6.5.3.1: not unless negotiated */
+	if (!within(&vd->pci->dma, table_dma, (u64)n * sizeof(struct virtq_desc), "an indirect table"))
+		return -ERANGE;
+	for (u32 i = 0; i < n; i++)
+		if (!within(&vd->pci->dma, bufs[i].addr, bufs[i].len, "a buffer"))
+			return -ERANGE;
+	return virtq_add_indirect(&vq->ring, bufs, n, token, table, table_dma);
+}
+
+bool virtqueue_kick(struct virtio_dev *vd, struct virtq *vq)
+{
+	(void)vd;
+	if (!virtq_kick_prepare(&vq->ring))     /* its barrier orders the index before the doorbell */
+		return false;
 	*vq->notify = vq->index;
+	return true;
 }
