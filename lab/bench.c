@@ -327,69 +327,129 @@ static void bench_dma_map(const struct bench *b)
 }
 BENCH(dma_map_unmap, bench_dma_map);
 
-/* --- virtio-blk with a 32-bit mask ----------------------------------------------- */
+/* --- virtio-blk: 32-bit against 64-bit mask, queue depth 1 against 128 -------------- */
 
-#define BENCH_SEQ_BYTES (4UL << 20)     /* 4 MiB in 64 KiB requests, written then read */
-#define BENCH_IOPS      1000            /* 4 KiB requests, reads and writes alternating */
+/*
+ * Each run measures eight quantities, one after the other: sequential
+ * 64 KiB I/O (8 MiB written, then read, four times over) and 4 KiB random
+ * I/O (2048 requests, reads and writes alternating), each with a 32-bit and a 64-bit mask, each at
+ * queue depth 1 and 128. At depth d, d requests go as one batch
+ * (virtio_blk_submit_batch(): one notification, indirect descriptors
+ * when offered) and are all waited for before the next batch. The buffers
+ * are above 4 GiB when the machine has memory there: the 32-bit mask
+ * bounces every byte through the swiotlb, the 64-bit mask none.
+ */
+#define BLK_DEPTH       128             /* the driver's queue */
+#define BLK_SEQ_BYTES   (BLK_DEPTH * (u64)VIRTIO_BLK_MAX_REQUEST)     /* 8 MiB */
+#define BLK_SEQ_ROUNDS  4               /* times a pass writes and reads the 8 MiB */
+#define BLK_4K_OPS      2048            /* 4 KiB requests a pass: 16 batches of 128 */
+#define BLK_MIXED       0xff            /* a pass's type: reads and writes alternating */
 
-/* 64 KiB above 4 GiB if the machine has it (something to bounce), else anywhere. */
-static struct page *bench_pages(void)
-{
-	struct page *p = alloc_pages(4, NODE_ANY, ALLOC_HIGH);
+struct blk_bench {
+	struct virtio_blk *vb;
+	struct page *pages[BLK_DEPTH];          /* 64 KiB each: request i of a batch uses i's */
+	struct virtio_blk_req reqs[BLK_DEPTH];
+	bool high;                              /* all of them above 4 GiB */
+};
 
-	return p ? p : alloc_pages(4, NODE_ANY, 0);
-}
-
-/* MB/s (x1000) of sequential 64 KiB I/O, and 4 KiB IOPS (x1000), with the current mask. */
-static void bench_pass(struct virtio_blk *vb, void *buf, u64 *mbps, u64 *iops)
+/* ops requests of len bytes in batches of depth: sequential from 0, or scattered; ns taken. */
+static u64 blk_pass(struct blk_bench *bb, u32 depth, u32 type, u32 len, u32 ops, bool scattered)
 {
 	u64 start = ktime_ns();
 
-	for (u64 off = 0; off < BENCH_SEQ_BYTES; off += VIRTIO_BLK_MAX_REQUEST)
-		virtio_blk_write(vb, off / VIRTIO_BLK_SECTOR, buf, VIRTIO_BLK_MAX_REQUEST);
-	for (u64 off = 0; off < BENCH_SEQ_BYTES; off += VIRTIO_BLK_MAX_REQUEST)
-		virtio_blk_read(vb, off / VIRTIO_BLK_SECTOR, buf, VIRTIO_BLK_MAX_REQUEST);
-	u64 ns = ktime_ns() - start;
-	u64 bytes_per_ms = ns ? 2 * BENCH_SEQ_BYTES * 1000000 / ns : 0;
-	*mbps = bytes_per_ms * 1000000 / (1 << 20);              /* thousandths of MiB/s */
-	start = ktime_ns();
-	for (u32 i = 0; i < BENCH_IOPS; i++) {
-		u64 sector = (i * 2654435761u) % (BENCH_SEQ_BYTES / 4096) * 8;
-		if (i & 1)
-			virtio_blk_write(vb, sector, buf, 4096);
-		else
-			virtio_blk_read(vb, sector, buf, 4096);
+	for (u32 done = 0; done < ops; ) {
+		u32 n = ops - done < depth ? ops - done : depth;
+		for (u32 i = 0; i < n; i++) {
+			u32 op = done + i;
+			u64 sector = scattered ? (op * 2654435761u) % (BLK_SEQ_BYTES / 4096) * 8
+					       : (u64)op * (len / VIRTIO_BLK_SECTOR);
+			bb->reqs[i] = (struct virtio_blk_req){
+				.type = type == BLK_MIXED ? (op & 1 ? VIRTIO_BLK_T_OUT : VIRTIO_BLK_T_IN) : type,
+				.sector = sector, .buf = page_address(bb->pages[i]), .len = len };
+		}
+		u32 went = virtio_blk_submit_batch(bb->vb, bb->reqs, n, NULL);
+		virtio_blk_wait_batch(bb->vb, bb->reqs, went);
+		done += went ? went : 1;        /* a refused request is not retried: the numbers show it */
 	}
-	ns = ktime_ns() - start;
-	*iops = ns ? (u64)BENCH_IOPS * 1000000000 / ns * 1000 : 0;
+	return ktime_ns() - start;
+}
+
+/* MiB/s (thousandths) of 8 MiB written then read in 64 KiB requests, BLK_SEQ_ROUNDS times. */
+static u64 blk_seq(struct blk_bench *bb, u32 depth)
+{
+	u32 ops = (u32)(BLK_SEQ_BYTES / VIRTIO_BLK_MAX_REQUEST);
+	u64 ns = 0;
+
+	for (u32 round = 0; round < BLK_SEQ_ROUNDS; round++)
+		ns += blk_pass(bb, depth, VIRTIO_BLK_T_OUT, VIRTIO_BLK_MAX_REQUEST, ops, false) +
+		      blk_pass(bb, depth, VIRTIO_BLK_T_IN, VIRTIO_BLK_MAX_REQUEST, ops, false);
+	return ns ? 2 * BLK_SEQ_ROUNDS * BLK_SEQ_BYTES * 1000 * 1000000000 / ns / (1 << 20) : 0;
+}
+
+/* IOPS (thousandths) of 4 KiB requests, reads and writes alternating. */
+static u64 blk_4k(struct blk_bench *bb, u32 depth)
+{
+	u64 ns = blk_pass(bb, depth, BLK_MIXED, 4096, BLK_4K_OPS, true);
+
+	return ns ? (u64)BLK_4K_OPS * 1000 * 1000000000 / ns : 0;
 }
 
 static void bench_virtio_blk(const struct bench *b)
 {
-	struct virtio_blk *vb = virtio_blk_get();
-	struct device *dev;
-	u64 mbps32, iops32, mbps64, iops64;
+	static struct blk_bench bb;
+	struct bench_runs seq[2][2] = { 0 }, iops[2][2] = { 0 };   /* [deep][mask64] */
+	static const u32 depth[2] = { 1, BLK_DEPTH };
+	struct virtio_blk_stats st;
 
-	if (!vb || virtio_blk_capacity(vb) * VIRTIO_BLK_SECTOR < BENCH_SEQ_BYTES)
+	bb.vb = virtio_blk_get();
+	if (!bb.vb || virtio_blk_capacity(bb.vb) * VIRTIO_BLK_SECTOR < BLK_SEQ_BYTES)
 		return;
-	struct page *p = bench_pages();
-	if (!p)
-		return;
-	dev = virtio_blk_device(vb);
+	bb.high = true;
+	for (u32 i = 0; i < BLK_DEPTH; i++) {
+		bb.pages[i] = alloc_pages(4, NODE_ANY, ALLOC_HIGH);
+		if (!bb.pages[i]) {
+			bb.high = false;
+			bb.pages[i] = alloc_pages(4, NODE_ANY, 0);
+		}
+		if (!bb.pages[i]) {
+			while (i--)
+				free_pages(bb.pages[i], 4);
+			return;
+		}
+	}
+	struct device *dev = virtio_blk_device(bb.vb);
 	u64 mask = dev->dma_mask;
-	dev->dma_mask = DMA_BIT_MASK(32);
-	bench_pass(vb, page_address(p), &mbps32, &iops32);
-	dev->dma_mask = DMA_BIT_MASK(64);
-	bench_pass(vb, page_address(p), &mbps64, &iops64);
+	for (u32 run = 0; run <= bench_nr_runs(); run++) {     /* run 0 warms up */
+		for (u32 deep = 0; deep < 2; deep++) {
+			for (u32 m64 = 0; m64 < 2; m64++) {
+				dev->dma_mask = m64 ? DMA_BIT_MASK(64) : DMA_BIT_MASK(32);
+				u64 mbps = blk_seq(&bb, depth[deep]), ops = blk_4k(&bb, depth[deep]);
+				if (run) {
+					bench_runs_add(&seq[deep][m64], mbps);
+					bench_runs_add(&iops[deep][m64], ops);
+				}
+			}
+		}
+	}
 	dev->dma_mask = mask;
-	bench_report(b, "_seq_mask32", mbps32, "MiB/s");
-	bench_report(b, "_seq_mask64", mbps64, "MiB/s");
-	bench_report(b, "_seq_mask32_vs_64", mbps64 ? mbps32 * 1000 / mbps64 : 0, "ratio");
-	bench_report(b, "_4k_mask32", iops32, "IOPS");
-	bench_report(b, "_4k_mask64", iops64, "IOPS");
-	bench_report(b, "_4k_mask32_vs_64", iops64 ? iops32 * 1000 / iops64 : 0, "ratio");
-	bench_report(b, page_to_phys(p) >= DMA32_LIMIT ? "_buffer_above_4g" : "_buffer_below_4g",
-		     page_to_phys(p) >> 20 << 10, "KiB_at");
-	free_pages(p, 4);
+	virtio_blk_get_stats(bb.vb, &st);
+	bench_report_runs(b, "_seq_mask32", &seq[0][0], "MiB/s");
+	bench_report_runs(b, "_seq_mask64", &seq[0][1], "MiB/s");
+	bench_report_ratio(b, "_seq_mask32_vs_64", &seq[0][0], &seq[0][1]);
+	bench_report_runs(b, "_4k_mask32", &iops[0][0], "IOPS");
+	bench_report_runs(b, "_4k_mask64", &iops[0][1], "IOPS");
+	bench_report_ratio(b, "_4k_mask32_vs_64", &iops[0][0], &iops[0][1]);
+	bench_report_runs(b, "_seq_qd128_mask32", &seq[1][0], "MiB/s");
+	bench_report_runs(b, "_seq_qd128_mask64", &seq[1][1], "MiB/s");
+	bench_report_ratio(b, "_seq_qd128_mask32_vs_64", &seq[1][0], &seq[1][1]);
+	bench_report_runs(b, "_4k_qd128_mask32", &iops[1][0], "IOPS");
+	bench_report_runs(b, "_4k_qd128_mask64", &iops[1][1], "IOPS");
+	bench_report_ratio(b, "_4k_qd128_mask32_vs_64", &iops[1][0], &iops[1][1]);
+	bench_report_ratio(b, "_seq_qd128_vs_qd1_mask32", &seq[1][0], &seq[0][0]);
+	bench_report_ratio(b, "_4k_qd128_vs_qd1_mask32", &iops[1][0], &iops[0][0]);
+	bench_report(b, "_max_in_flight", st.max_in_flight * 1000, "requests");
+	bench_report(b, bb.high ? "_buffers_above_4g" : "_buffers_below_4g", BLK_DEPTH * 1000, "buffers");
+	for (u32 i = 0; i < BLK_DEPTH; i++)
+		free_pages(bb.pages[i], 4);
 }
 BENCH(virtio_blk, bench_virtio_blk);
