@@ -2,7 +2,8 @@
  * virtio.c - the virtio 1.x PCI transport and split virtqueues (see
  * virtio.h). Facts from the virtio 1.1 specification: the capability
  * layout (4.1.4), the common configuration structure (4.1.4.3), the
- * initialization order (3.1.1) and the split virtqueue (2.6).
+ * initialization order (3.1.1) and the split virtqueue (2.6), with its
+ * indirect descriptors (2.6.5.3) and notification suppression (2.6.10).
  *
  * The rings themselves, and the invariants of a queue, are virtqueue.c's;
  * this file finds the device's registers, negotiates, and tells the device
