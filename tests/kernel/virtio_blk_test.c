@@ -376,6 +376,7 @@ static void one_request_in_the_ring(struct ktest *t, struct virtio_blk *vb, bool
 	volatile struct virtq_desc *head = &ring->desc[req.slot];
 	u16 flags = head->flags;
 	u32 len = head->len;
+	u64 addr = head->addr;
 	if (!err)
 		err = virtio_blk_wait(vb, &req);
 	virtio_blk_set_faults(vb, &healthy);
@@ -389,6 +390,8 @@ static void one_request_in_the_ring(struct ktest *t, struct virtio_blk *vb, bool
 	if (indirect) {
 		EXPECT_EQ(t, flags, VIRTQ_DESC_F_INDIRECT);     /* not NEXT, not WRITE */
 		EXPECT_EQ(t, len, 3 * sizeof(struct virtq_desc));
+		/* The table is DMA memory too: within the device's (32-bit) mask. */
+		EXPECT_TRUE(t, dma_reachable(virtio_blk_device(vb)->dma_mask, addr, len));
 	} else {
 		EXPECT_EQ(t, flags, VIRTQ_DESC_F_NEXT);         /* the header, then the data */
 		EXPECT_EQ(t, len, 16);
