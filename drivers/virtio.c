@@ -128,6 +128,7 @@ bool virtio_negotiate(struct virtio_dev *vd, u64 wanted)
 	u64 offered = rd32(vd->common, COMMON_DF);
 	wr32(vd->common, COMMON_DFSELECT, 1);
 	offered |= (u64)rd32(vd->common, COMMON_DF) << 32;
+	vd->offered = offered;
 	if (!(offered & (1UL << VIRTIO_F_VERSION_1))) {
 		pr_warn("virtio: %s: no VERSION_1: a legacy device, not supported\n", vd->pci->name);
 		wr8(vd->common, COMMON_STATUS, STATUS_FAILED);
@@ -139,7 +140,6 @@ bool virtio_negotiate(struct virtio_dev *vd, u64 wanted)
 	 * Every address this driver gives goes through the DMA API already, so
 	 * it can accept it; a device that offers it refuses FEATURES_OK without.
 	 */
-	vd->offered = offered;
 	vd->features = offered & (wanted | 1ULL << VIRTIO_F_VERSION_1 |
 				  1ULL << VIRTIO_F_ACCESS_PLATFORM);
 	wr32(vd->common, COMMON_GFSELECT, 0);
