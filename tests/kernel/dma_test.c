@@ -132,6 +132,7 @@ static void check_rule(struct ktest *t, enum swiotlb_policy policy, bool ok,
 		}
 		break;
 	case SWIOTLB_NEAREST:
+	case SWIOTLB_PERNODE:          /* its first pool is nearest's */
 		if (no_room(NODE_ANY, DMA32_LIMIT)) {
 			EXPECT_FALSE(t, ok);
 		} else if (nearest_roomy_below_4g() >= 0) {
@@ -192,15 +193,15 @@ static void reachable_buffer_is_not_bounced(struct ktest *t)
 {
 	u8 *buf = kmalloc(512, 0);
 	ASSERT_TRUE(t, buf != NULL);
-	u64 bounces = dev64.stats.bounces;
+	u64 bounces = dma_device_stats(&dev64).bounces;
 	dma_addr_t a = dma_map_single(&dev64, buf, 512, DMA_TO_DEVICE);
 
 	if (swiotlb_force()) {
 		EXPECT_TRUE(t, is_swiotlb_buffer(a));   /* swiotlb=force bounces everything */
-		EXPECT_EQ(t, dev64.stats.bounces, bounces + 1);
+		EXPECT_EQ(t, dma_device_stats(&dev64).bounces, bounces + 1);
 	} else {
 		EXPECT_EQ(t, a, virt_to_phys(buf));
-		EXPECT_EQ(t, dev64.stats.bounces, bounces);
+		EXPECT_EQ(t, dma_device_stats(&dev64).bounces, bounces);
 	}
 	dma_unmap_single(&dev64, a, 512, DMA_TO_DEVICE);
 	kfree(buf);
@@ -215,13 +216,13 @@ static void high_buffer_bounces_each_way_or_is_refused(struct ktest *t)
 	if (!pg)
 		KTEST_SKIP(t, "no free memory above 4 GiB");
 	u8 *buf = page_address(pg);
-	u64 errors = dev32.stats.errors;
+	u64 errors = dma_device_stats(&dev32).errors;
 
 	if (!pool_serves_dma32()) {
 		/* rc4 above 4 GiB, node0 that failed, off: refused, never handed out. */
 		dma_addr_t a = dma_map_single(&dev32, buf, LEN, DMA_TO_DEVICE);
 		EXPECT_TRUE(t, dma_mapping_error(&dev32, a));
-		EXPECT_EQ(t, dev32.stats.errors, errors + 1);
+		EXPECT_EQ(t, dma_device_stats(&dev32).errors, errors + 1);
 		/* The test option hands out the unreachable bounce buffer anyway (rc4). */
 		u64 base, end;
 		int node;
@@ -271,7 +272,7 @@ static void high_buffer_bounces_each_way_or_is_refused(struct ktest *t)
 	pattern_fill(phys_to_virt(a), LEN, 5);
 	dma_unmap_single(&dev32, a, LEN, DMA_BIDIRECTIONAL);
 	EXPECT_TRUE(t, pattern_ok(buf, LEN, 5));
-	EXPECT_EQ(t, dev32.stats.errors, errors);
+	EXPECT_EQ(t, dma_device_stats(&dev32).errors, errors);
 	free_pages(pg, 0);
 }
 
@@ -544,7 +545,7 @@ static void a_full_pool_makes_mappers_wait(struct ktest *t)
 	ASSERT_TRUE(t, src != NULL);
 	u32 n = fill_pool(page_to_phys(src), 5);
 	ASSERT_GT(t, n, 0);
-	u64 waits = dev32.stats.waits;
+	u64 waits = dma_device_stats(&dev32).waits;
 	maker.addr = pool_maps[--n];            /* the one the thread gives back */
 	struct thread *th = thread_create("room", make_room_later, &maker, SCHED_ANY_CPU);
 	ASSERT_TRUE(t, th != NULL);
@@ -552,7 +553,7 @@ static void a_full_pool_makes_mappers_wait(struct ktest *t)
 					   5000UL * 1000 * 1000);
 	thread_join(th);
 	EXPECT_FALSE(t, dma_mapping_error(&dev32, a));
-	EXPECT_GT(t, dev32.stats.waits, waits);
+	EXPECT_GT(t, dma_device_stats(&dev32).waits, waits);
 	if (!dma_mapping_error(&dev32, a))
 		dma_unmap_single(&dev32, a, 4096, DMA_TO_DEVICE);
 	empty_pool(n);
