@@ -121,7 +121,7 @@ u64 swiotlb_boot_free_bytes(int node, u64 max_addr)
 /* The number of areas: swiotlb.areas=, or the CPUs; said when it is not what was asked. */
 static u32 nareas_wanted(void)
 {
-	u32 want = areas_arg ? (u32)areas_arg : nr_cpus;
+	u32 want = areas_arg ? (u32)areas_arg : MAX(numa.ncpus, 1u);   /* nr_cpus is set later, by smp.c */
 
 	if (areas_arg && (areas_arg & (areas_arg - 1)))
 		pr_warn("swiotlb: swiotlb.areas=%llu is not a power of two; %u used\n", areas_arg,

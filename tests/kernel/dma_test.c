@@ -7,8 +7,8 @@
  * for real: buffers above 4 GiB bounced in each direction for a 32-bit
  * device, or refused when the pool cannot serve it (rc4 above 4 GiB,
  * node0 falling back above it from a memoryless node 0, off), concurrent
- * mapping from every CPU, a full pool and its recovery, a bad unmap,
- * coherent memory.
+ * mapping from every CPU (each in its own area), a full pool and its
+ * recovery, areas filling one after the other, a bad unmap, coherent memory.
  */
 #include "dma.h"
 #include "dma_debug.h"
@@ -285,8 +285,17 @@ static void high_buffer_bounces_each_way_or_is_refused(struct ktest *t)
 struct stress {
 	u8 buf[STRESS_CPUS][1024];
 	u32 bad;
+	u32 elsewhere;          /* mappings outside the mapping CPU's own area */
 	u32 rounds;             /* per CPU */
 };
+
+/* The area a mapping from cpu should land in while its area has room (one pool). */
+static int own_area(u32 cpu)
+{
+	struct swiotlb_pool_info info;
+
+	return swiotlb_pools() == 1 && swiotlb_pool_info(0, &info) ? (int)(cpu & (info.nareas - 1)) : -1;
+}
 
 static void stress_cpu(void *arg)
 {
@@ -304,6 +313,8 @@ static void stress_cpu(void *arg)
 		}
 		if (!pattern_ok(phys_to_virt(a), sizeof(s->buf[0]), seed))
 			__atomic_fetch_add(&s->bad, 1, __ATOMIC_RELAXED);
+		if (own_area(cpu) >= 0 && swiotlb_area_of(a) != own_area(cpu))
+			__atomic_fetch_add(&s->elsewhere, 1, __ATOMIC_RELAXED);
 		pattern_fill(phys_to_virt(a), sizeof(s->buf[0]), seed + 1);
 		swiotlb_unmap(a, sizeof(s->buf[0]), DMA_BIDIRECTIONAL);
 		if (!pattern_ok(mine, sizeof(s->buf[0]), seed + 1))
@@ -322,7 +333,7 @@ static void concurrent_mapping_from_every_cpu(struct ktest *t)
 
 	if (!swiotlb_pool_range(&b, &e, &node))
 		KTEST_SKIP(t, "no pool");
-	s.bad = 0;
+	s.bad = s.elsewhere = 0;
 	s.rounds = MAX(STRESS_MAPS / MAX(nr_cpus_online, 1u), (u32)STRESS_MIN_ROUNDS);
 	swiotlb_get_stats(&before);
 	for (u32 cpu = 0; cpu < ncpus; cpu++) {
@@ -334,6 +345,7 @@ static void concurrent_mapping_from_every_cpu(struct ktest *t)
 			thread_join(th[cpu]);
 	swiotlb_get_stats(&after);
 	EXPECT_EQ(t, s.bad, 0);
+	EXPECT_EQ(t, s.elsewhere, 0);           /* each CPU in its own area: none was ever full */
 	EXPECT_EQ(t, after.maps - before.maps, (u64)s.rounds * started);
 	EXPECT_EQ(t, after.unmaps - before.unmaps, (u64)s.rounds * started);
 	EXPECT_EQ(t, after.used_slabs, before.used_slabs);
@@ -370,6 +382,80 @@ static void full_pool_refuses_then_recovers(struct ktest *t)
 	swiotlb_get_stats(&end);
 	EXPECT_EQ(t, end.used_slabs, st.used_slabs);
 	free_pages(orig, 6);
+}
+
+/*
+ * From one CPU, 256 KiB mappings until the pool refuses: they fill the
+ * CPU's own area, then the next, and so on around, each area once, then a
+ * refusal (counted); given back, the pool is as it was.
+ */
+struct area_walk {
+	u64 maps[(1UL << 30) / SWIOTLB_MAX_MAPPING + 1];
+	u32 n, cpu, changes, backwards, nareas;
+	int first, last;
+	u64 full_before, full_after;
+};
+
+static void walk_areas(void *arg)
+{
+	struct area_walk *w = arg;
+	struct swiotlb_stats st;
+	struct page *orig = alloc_pages(6, NODE_ANY, 0);
+
+	if (!orig)
+		return;
+	w->cpu = smp_processor_id();
+	swiotlb_get_stats(&st);
+	w->full_before = st.full;
+	w->first = w->last = -1;
+	while (w->n < ARRAY_SIZE(w->maps)) {
+		u64 a = swiotlb_map(page_to_phys(orig), SWIOTLB_MAX_MAPPING, DMA_TO_DEVICE);
+		if (a == ~0UL)
+			break;
+		int area = swiotlb_area_of(a);
+		if (w->first < 0)
+			w->first = area;
+		else if (area != w->last) {
+			w->changes++;
+			if ((u32)area != ((u32)w->last + 1) % w->nareas)
+				w->backwards++;         /* not the next area after the last */
+		}
+		w->last = area;
+		w->maps[w->n++] = a;
+	}
+	swiotlb_get_stats(&st);
+	w->full_after = st.full;
+	for (u32 i = 0; i < w->n; i++)
+		swiotlb_unmap(w->maps[i], SWIOTLB_MAX_MAPPING, DMA_TO_DEVICE);
+	free_pages(orig, 6);
+}
+
+static void a_full_area_moves_on_to_the_next(struct ktest *t)
+{
+	static struct area_walk w;
+	struct swiotlb_pool_info info;
+	struct swiotlb_stats st, end;
+
+	if (swiotlb_pools() != 1 || !swiotlb_pool_info(0, &info))
+		KTEST_SKIP(t, "not one pool");
+	if (info.nareas < 2)
+		KTEST_SKIP(t, "one area");
+	w = (struct area_walk){ .nareas = info.nareas };
+	swiotlb_get_stats(&st);
+	struct thread *th = thread_create("area-walk", walk_areas, &w, nr_cpus - 1);
+	ASSERT_TRUE(t, th != NULL);
+	thread_join(th);
+	swiotlb_get_stats(&end);
+	ktest_log(t, "CPU %u: %u mappings, areas %d to %d, %u moves", w.cpu, w.n, w.first, w.last,
+		  w.changes);
+	EXPECT_EQ(t, (u64)w.n * SWIOTLB_MAX_MAPPING, info.end - info.base);
+	EXPECT_EQ(t, w.first, own_area(w.cpu));
+	EXPECT_EQ(t, w.changes, info.nareas - 1);       /* every area once */
+	EXPECT_EQ(t, w.backwards, 0);                   /* always on to the next */
+	EXPECT_EQ(t, w.full_after, w.full_before + 1);  /* all full: the refusal counted */
+	EXPECT_EQ(t, end.used_slabs, st.used_slabs);
+	EXPECT_EQ(t, end.maps - st.maps, w.n);
+	EXPECT_EQ(t, end.unmaps - st.unmaps, w.n);
 }
 
 static void bad_unmap_is_refused(struct ktest *t)
@@ -732,6 +818,7 @@ static const struct ktest_case dma_cases[] = {
 	KTEST(high_buffer_bounces_each_way_or_is_refused),
 	KTEST(concurrent_mapping_from_every_cpu),
 	KTEST(full_pool_refuses_then_recovers),
+	KTEST(a_full_area_moves_on_to_the_next),
 	KTEST(bad_unmap_is_refused),
 	KTEST(coherent_memory_is_within_the_mask),
 	KTEST(a_short_device_write_leaks_nothing),
