@@ -351,6 +351,17 @@ static void concurrent_mapping_from_every_cpu(struct ktest *t)
 	EXPECT_EQ(t, after.used_slabs, before.used_slabs);
 }
 
+/* The bytes of every pool (pernode has several). */
+static u64 pools_bytes(void)
+{
+	struct swiotlb_pool_info info;
+	u64 bytes = 0;
+
+	for (u32 i = 0; swiotlb_pool_info(i, &info); i++)
+		bytes += info.end - info.base;
+	return bytes;
+}
+
 static void full_pool_refuses_then_recovers(struct ktest *t)
 {
 	static u64 maps[(1UL << 30) / SWIOTLB_MAX_MAPPING + 1];
@@ -368,7 +379,7 @@ static void full_pool_refuses_then_recovers(struct ktest *t)
 	while (n < ARRAY_SIZE(maps) &&
 	       (maps[n] = swiotlb_map(pa, SWIOTLB_MAX_MAPPING, DMA_FROM_DEVICE)) != ~0UL)
 		n++;
-	EXPECT_EQ(t, (u64)n * SWIOTLB_MAX_MAPPING, e - b);     /* every slot, then refused */
+	EXPECT_EQ(t, (u64)n * SWIOTLB_MAX_MAPPING, pools_bytes());    /* every slot, then refused */
 	swiotlb_get_stats(&end);
 	EXPECT_EQ(t, end.full, st.full + 1);
 	EXPECT_EQ(t, end.used_slabs, end.slabs);
@@ -456,6 +467,52 @@ static void a_full_area_moves_on_to_the_next(struct ktest *t)
 	EXPECT_EQ(t, end.used_slabs, st.used_slabs);
 	EXPECT_EQ(t, end.maps - st.maps, w.n);
 	EXPECT_EQ(t, end.unmaps - st.unmaps, w.n);
+}
+
+/* The pool nearest node by SLIT (its own first, ties by lower node ID), found another way. */
+static u32 nearest_pool(u32 node)
+{
+	struct swiotlb_pool_info info, best_info;
+	u32 best = 0;
+
+	swiotlb_pool_info(0, &best_info);
+	for (u32 i = 1; i < swiotlb_pools(); i++) {
+		swiotlb_pool_info(i, &info);
+		u8 d = numa.distance[node][info.node], bd = numa.distance[node][best_info.node];
+		if ((u32)info.node == node || ((u32)best_info.node != node &&
+		    (d < bd || (d == bd && info.node < best_info.node)))) {
+			best = i;
+			best_info = info;
+		}
+	}
+	return best;
+}
+
+/* swiotlb=pernode: a device maps from its node's pool, or the nearest one. */
+static void pernode_maps_from_the_devices_node(struct ktest *t)
+{
+	struct swiotlb_stats st, end;
+	bool full;
+
+	if (swiotlb_pools() < 2)
+		KTEST_SKIP(t, "one pool (swiotlb=pernode with two nodes below 4 GiB has more)");
+	u8 *buf = kmalloc(512, 0);
+	ASSERT_TRUE(t, buf != NULL);
+	swiotlb_get_stats(&st);
+	for (u32 node = 0; node < numa.nr_nodes; node++) {
+		struct swiotlb_pool_info info;
+		u32 want = nearest_pool(node);
+		u64 a = swiotlb_map_for(virt_to_phys(buf), 512, DMA_TO_DEVICE, (int)node,
+					DMA_BIT_MASK(32), &full);
+		ASSERT_NE(t, a, ~0UL);
+		swiotlb_pool_info(want, &info);
+		ktest_log(t, "node %u: mapped at 0x%llx, pool %u on node %d", node, a, want, info.node);
+		EXPECT_TRUE(t, a >= info.base && a < info.end);
+		EXPECT_TRUE(t, swiotlb_unmap(a, 512, DMA_TO_DEVICE));
+	}
+	swiotlb_get_stats(&end);
+	EXPECT_EQ(t, end.used_slabs, st.used_slabs);
+	kfree(buf);
 }
 
 static void bad_unmap_is_refused(struct ktest *t)
@@ -819,6 +876,7 @@ static const struct ktest_case dma_cases[] = {
 	KTEST(concurrent_mapping_from_every_cpu),
 	KTEST(full_pool_refuses_then_recovers),
 	KTEST(a_full_area_moves_on_to_the_next),
+	KTEST(pernode_maps_from_the_devices_node),
 	KTEST(bad_unmap_is_refused),
 	KTEST(coherent_memory_is_within_the_mask),
 	KTEST(a_short_device_write_leaks_nothing),
