@@ -295,15 +295,13 @@ s64 swiotlb_slots_alloc(struct swiotlb_slots *s, u32 start, u64 size, u64 orig)
 		return -1;
 	u32 n = (u32)((size + SWIOTLB_SLAB_SIZE - 1) >> SWIOTLB_SLAB_SHIFT);
 	u32 stride = size >= 4096 ? PAGE_SLABS : 1;
-	u32 first = start & (s->nareas - 1), a = first;
+	u32 first = start & (s->nareas - 1);
 
-	do {
-		s64 i = area_alloc(s, &s->areas[a], n, stride, size, orig);
+	for (u32 k = 0; k < s->nareas; k++) {          /* first, first + 1, ... around */
+		s64 i = area_alloc(s, &s->areas[(first + k) & (s->nareas - 1)], n, stride, size, orig);
 		if (i >= 0)
 			return i;
-		if (++a == s->nareas)
-			a = 0;
-	} while (a != first);
+	}
 	return -1;
 }
 
