@@ -139,6 +139,9 @@ static bool pool_setup(struct pool *p, const struct swiotlb_placement *where, u3
 
 	if (!arrays)
 		return false;
+	if (areas_arg && fit < swiotlb_nareas(nareas, ~0U))
+		pr_warn("swiotlb: swiotlb.areas=%llu: a pool of %u segments has room for %u areas of a "
+			"whole segment; %u used\n", areas_arg, nslabs / SWIOTLB_SEGSIZE, fit, fit);
 	p->where = *where;
 	p->va = phys_to_virt(where->base);
 	swiotlb_slots_init(&p->slots, nslabs, fit, phys_to_virt(arrays));
