@@ -54,7 +54,8 @@
  * one area first (the kernel passes the CPU number: area cpu & (nareas - 1))
  * and in the next one when that is full, wrapping around, until every area
  * was tried. An area whose free count cannot hold the mapping is passed
- * over without a search. Since mappings never cross a segment, they never
+ * over without a search, and without its lock when the count, read at a
+ * glance, already says so (a full pool refuses without taking a lock). Since mappings never cross a segment, they never
  * cross an area either: freeing takes the one lock of the mapping's area.
  *
  *   area:   |  0: slabs 0..A-1 | 1: A..2A-1 | ... | nareas-1: the rest |

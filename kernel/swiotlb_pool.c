@@ -3,8 +3,9 @@
  * for the picture and the invariants).
  *
  * Allocation tries the areas from the one it is given, in turn. Inside an
- * area, under its lock, it first compares the area's free count with the
- * run (no search when the run cannot fit), then scans from the area's
+ * area it first compares the area's free count with the run, once at a
+ * glance without the lock (a full pool refuses without taking one) and
+ * again under it (no search when the run cannot fit), then scans from the area's
  * index in steps of the alignment, wrapping once around the area, for a
  * slab whose free count covers the run; it zeroes the run's counts, then
  * renumbers the free slabs just before it in the same segment, which now
@@ -261,6 +262,8 @@ static void renumber_before(struct swiotlb_slots *s, u32 i, u32 count)
 static s64 area_alloc(struct swiotlb_slots *s, struct swiotlb_area *a, u32 n, u32 stride,
 		      u64 size, u64 orig)
 {
+	if (a->nslabs - __atomic_load_n(&a->used, __ATOMIC_RELAXED) < n)
+		return -1;                      /* full, at a glance: not even the lock */
 	u64 flags = spin_lock_irqsave(&a->lock);
 	s64 found = -1;
 
@@ -277,9 +280,9 @@ static s64 area_alloc(struct swiotlb_slots *s, struct swiotlb_area *a, u32 n, u3
 		s->nslabs_at[i] = n;
 		s->bytes_at[i] = (u32)size;
 		__atomic_store_n(&s->orig[i], orig, __ATOMIC_RELEASE);
-		a->used += n;
+		__atomic_store_n(&a->used, a->used + n, __ATOMIC_RELAXED);    /* read without the lock */
 		if (a->used > a->peak)
-			a->peak = a->used;
+			__atomic_store_n(&a->peak, a->used, __ATOMIC_RELAXED);
 		a->index = a->first + (i - a->first + n) % a->nslabs;
 		found = i;
 		break;
@@ -352,7 +355,7 @@ bool swiotlb_slots_free(struct swiotlb_slots *s, u32 first)
 	__atomic_store_n(&s->nslabs_at[first], 0, __ATOMIC_RELAXED);
 	s->bytes_at[first] = 0;
 	__atomic_store_n(&s->orig[first], 0, __ATOMIC_RELEASE);
-	a->used -= n;
+	__atomic_store_n(&a->used, a->used - n, __ATOMIC_RELAXED);
 	spin_unlock_irqrestore(&a->lock, flags);
 	return true;
 }
