@@ -9,8 +9,10 @@
  *     -> memory map (sanitized) -> page tables -> framebuffer console
  *     -> ACPI tables -> NUMA nodes -> boot allocator -> swiotlb pool -> page allocator, slab
  *     -> local APIC, I/O APIC -> clocks -> scheduler -> tick -> other CPUs
+ *     -> deferred memory init (a thread per node, in the background)
  *     -> PCI, drivers (virtio-blk, edu, xHCI and a USB keyboard)
- *     -> facts -> tests (test=) -> exit, or (no debug-exit device) halt
+ *     -> facts -> wait for deferred memory init
+ *     -> tests (test=) -> exit, or (no debug-exit device) halt
  *     -> the lab (lab/: story, storm, torture, benchmarks)
  *     -> exit, or the lab's shell, or halt
  *
@@ -229,6 +231,7 @@ void kernel_main(u64 magic, u64 info_phys)
 	timer_init_cpu();
 	sti();
 	smp_boot();
+	mm_start_deferred_init();       /* the rest of memory, a thread per node */
 	softirq_init();
 	irqoff_start();
 	pci_init();
@@ -237,6 +240,7 @@ void kernel_main(u64 magic, u64 info_phys)
 	xhci_init();
 	usb_kbd_init();
 	print_facts();
+	mm_wait_deferred_init();        /* the tests and the lab count all of memory */
 
 	int failures = 0;
 	ktest_set_leak_check(&ktest_leaks);     /* for test= and the shell's test command */
