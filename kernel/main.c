@@ -187,8 +187,23 @@ static void __noreturn tests_done_halt(void)
 
 extern char df_stack_top[], nmi_stack_top[];
 
+/*
+ * "boot: N cpus online after M ms": from kernel_main()'s first instruction
+ * (this TSC reading) to the last CPU online. ktime_ns() starts later, after
+ * time_init()'s 10 ms early PIT measurement, so printk's stamps undercount.
+ */
+static void report_boot_time(u64 entry_tsc)
+{
+	u64 cycles = rdtsc() - entry_tsc;
+
+	pr_info("boot: %u cpus online after %llu ms\n", nr_cpus_online,
+		tsc_khz ? cycles / tsc_khz : 0);
+}
+
 void kernel_main(u64 magic, u64 info_phys)
 {
+	u64 entry_tsc = rdtsc();
+
 	percpu_init(0, 0, 0);   /* first: this_cpu() must work before anything uses it */
 	serial_init();
 	banner();
@@ -231,6 +246,7 @@ void kernel_main(u64 magic, u64 info_phys)
 	timer_init_cpu();
 	sti();
 	smp_boot();
+	report_boot_time(entry_tsc);
 	mm_start_deferred_init();       /* the rest of memory, a thread per node */
 	softirq_init();
 	irqoff_start();

@@ -21,9 +21,7 @@
  * 0xF and later); testbed does the same, for Intel family >= 6 (Linux
  * later counted family 15 in too), AMD family >= 0xF and any CPU under a
  * hypervisor (QEMU's TCG has no INIT latency to wait out). smp.init_delay=on
- * puts the 10 ms back. At the end, "boot: N cpus online after M ms" gives
- * the time from ktime_ns()'s zero (time_init(), the first thing
- * kernel_main() times) to the last CPU online.
+ * puts the 10 ms back (off: never waits).
  *
  * A CPU that does not come online in time is reported, parked with another
  * INIT (so it cannot wake up later and run the trampoline meant for the
@@ -376,7 +374,6 @@ void smp_boot(void)
 		}
 	}
 	pr_info("smp: %u cpus online\n", nr_cpus_online);
-	pr_info("boot: %u cpus online after %llu ms\n", nr_cpus_online, ktime_ns() / 1000000);
 }
 
 /* --- calls on other CPUs ---------------------------------------------------- */
