@@ -35,9 +35,9 @@
  * under the zone lock (some 200 us under TCG) so that the thread and an
  * allocation that grows the zone never race.
  *
- * Per-CPU page lists (pcp): Linux 2.6's per_cpu_pages (hot list; 2.6.14's
- * zone_batchsize() gives batch 31 for a zone over 512 MiB, high = 6 *
- * batch), order 0 only as then; Linux 5.13+ keeps orders up to 3 there too
+ * Per-CPU page lists (pcp): Linux 2.6's per_cpu_pages (its hot list:
+ * zone_batchsize() gives batch 31 for a zone over 512 MiB, and 2.6.14-rc2's
+ * setup_pageset() high = 6 * batch), order 0 only as then; Linux 5.13+ keeps orders up to 3 there too
  * (Mel Gorman, "mm/page_alloc: allow high-order pages to be stored on the
  * per-cpu lists", 2021). Departures: the batch does not shrink for small
  * zones, and there is no cold list. Each CPU's lists live in one page

@@ -17,11 +17,11 @@
  *
  * The 10 ms after INIT is the MP specification's (B.4.1) for the 82489DX
  * era. Linux skips it on "modern" CPUs (arch/x86/kernel/smpboot.c,
- * smp_quirk_init_udelay(), since 4.3, 2015: Intel family 6, AMD family
- * 0xF and later); testbed does the same, for Intel family >= 6 (Linux
- * later counted family 15 in too), AMD family >= 0xF and any CPU under a
- * hypervisor (QEMU's TCG has no INIT latency to wait out). smp.init_delay=on
- * puts the 10 ms back (off: never waits).
+ * smp_quirk_init_udelay(): Intel family 6, AMD family 0xF and later);
+ * testbed does the same, for Intel family >= 6 (where Linux says == 6),
+ * AMD family >= 0xF and any CPU under a hypervisor (QEMU's TCG has no INIT
+ * latency to wait out). smp.init_delay=on puts the 10 ms back (off: never
+ * waits).
  *
  * A CPU that does not come online in time is reported, parked with another
  * INIT (so it cannot wake up later and run the trampoline meant for the
