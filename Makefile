@@ -4,7 +4,8 @@
 #   make run          boot the ISO in QEMU, serial console on this terminal
 #   make test         host unit tests + the QEMU test matrix; "N passed, N failed"
 #   make debug        QEMU paused with a gdb stub, gdb attached with symbols
-#   make bench        boot with bench=all and print the "bench:" lines
+#   make bench        boot with bench=all, print the "bench:" lines, keep them in build/bench.json
+#   make bench-compare the ratios of tests/bench-baseline.json's boots, measured again; >20% moved fails
 #   make plot         boot the story with storm.trace=on; PNG plots in build/plots/
 #   make kernel-alone build/kernel-alone.elf: the kernel without lab/ and tests/
 #   make qr-check     the QR encoder's symbols decoded by zbarimg
@@ -90,7 +91,7 @@ HOST_CFLAGS  := -std=gnu11 -O1 -g -Wall -Wextra -Werror -Wno-unused-parameter \
 	-iquote include -fsanitize=address,undefined -fno-sanitize-recover=all \
 	-fno-omit-frame-pointer -DHOST_TEST
 
-.PHONY: all iso run debug bench plot test host-test qr-check deps plot-deps clean kernel-alone mutants \
+.PHONY: all iso run debug bench bench-compare plot test host-test qr-check deps plot-deps clean kernel-alone mutants \
 	fuzz fuzz-replay fuzz-deps test-clang check-rcu sim sim-plot
 all: iso
 iso: $(B)/testbed.iso
@@ -154,8 +155,11 @@ run: $(B)/testbed.iso | deps
 	$(PYTHON) tests/run.py run $(RUNFLAGS)
 
 bench: $(B)/testbed.iso | deps
-	$(PYTHON) tests/run.py run --topo $(TOPO) --accel $(ACCEL) $(if $(FIRMWARE),--firmware $(FIRMWARE)) \
-		--args "bench=all story=off exit=on $(ARGS)"
+	$(PYTHON) scripts/bench.py run --topo $(TOPO) --accel $(ACCEL) $(if $(FIRMWARE),--firmware $(FIRMWARE)) \
+		--args "$(ARGS)" --json $(B)/bench.json
+
+bench-compare: $(B)/testbed.iso | deps
+	$(PYTHON) scripts/bench.py compare --accel $(ACCEL) --json $(B)/bench-compare.json
 
 plot: $(B)/testbed.iso | deps plot-deps
 	$(PYTHON) scripts/plot.py

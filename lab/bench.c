@@ -12,6 +12,7 @@
  * (tests/kernel/sched_test.c); BENCH() registers each where it is written.
  */
 #include "bench.h"
+#include "cmdline.h"
 #include "dma.h"
 #include "format.h"
 #include "kstring.h"
@@ -26,6 +27,14 @@
 #include "vm.h"
 #include "x86.h"
 
+static u64 runs_arg = 5;
+PARAM_U64("bench.runs", runs_arg, 1, BENCH_MAX_RUNS);
+
+u32 bench_nr_runs(void)
+{
+	return (u32)runs_arg;
+}
+
 void bench_report(const struct bench *b, const char *suffix, u64 milli_value, const char *unit)
 {
 	printk("bench: %s%s %llu.%03llu %s\n", b->name, suffix,
@@ -33,7 +42,61 @@ void bench_report(const struct bench *b, const char *suffix, u64 milli_value, co
 	       unit);
 }
 
-u64 bench_ns_per_call_milli(void (*fn)(void *arg), void *arg, u64 n)
+void bench_runs_add(struct bench_runs *r, u64 milli_value)
+{
+	if (r->n < BENCH_MAX_RUNS)
+		r->value[r->n++] = milli_value;
+}
+
+/* The runs in ascending order, into sorted[] (insertion sort: at most 15). */
+static void sort_runs(const struct bench_runs *r, u64 *sorted)
+{
+	for (u32 i = 0; i < r->n; i++) {
+		u64 v = r->value[i];
+		u32 j = i;
+
+		for (; j > 0 && sorted[j - 1] > v; j--)
+			sorted[j] = sorted[j - 1];
+		sorted[j] = v;
+	}
+}
+
+u64 bench_runs_median(const struct bench_runs *r)
+{
+	u64 sorted[BENCH_MAX_RUNS];
+
+	if (!r->n)
+		return 0;
+	sort_runs(r, sorted);
+	return sorted[(r->n - 1) / 2];
+}
+
+void bench_report_runs(const struct bench *b, const char *suffix, const struct bench_runs *r,
+		       const char *unit)
+{
+	u64 sorted[BENCH_MAX_RUNS];
+
+	if (!r->n)
+		return;
+	sort_runs(r, sorted);
+	u64 median = sorted[(r->n - 1) / 2], lo = sorted[0], hi = sorted[r->n - 1];
+	printk("bench: %s%s %llu.%03llu %s (median of %u, %llu.%03llu-%llu.%03llu)\n",
+	       b->name, suffix, median / 1000, median % 1000, unit, r->n,
+	       lo / 1000, lo % 1000, hi / 1000, hi % 1000);
+}
+
+void bench_report_ratio(const struct bench *b, const char *suffix, const struct bench_runs *num,
+			const struct bench_runs *den)
+{
+	struct bench_runs ratio = { 0 };
+
+	for (u32 i = 0; i < num->n && i < den->n; i++)
+		bench_runs_add(&ratio, den->value[i] ? num->value[i] * 1000 / den->value[i] : 0);
+	bench_report_runs(b, suffix, &ratio, "ratio");
+}
+
+/* One pass of n calls: TSC nanoseconds per call, in thousandths. */
+static u64 ns_per_call_milli(void (*fn)(void *arg), void *arg, u64 n)
 {
 	u64 start = rdtsc();
 
@@ -43,6 +106,20 @@ u64 bench_ns_per_call_milli(void (*fn)(void *arg), void *arg, u64 n)
 	/* ticks / khz = ms, so ticks * 1e6 / khz = ns (u64 holds hours of it). */
 	u64 ns = ticks * 1000000 / tsc_khz;
 	return ns * 1000 / n;
+}
+
+void bench_time_calls(struct bench_runs *out, void (*fn)(void *arg), void *arg, u64 n)
+{
+	ns_per_call_milli(fn, arg, n);          /* warm-up */
+	for (u32 i = 0; i < bench_nr_runs(); i++)
+		bench_runs_add(out, ns_per_call_milli(fn, arg, n));
+}
+
+void bench_time_passes(struct bench_runs *out, u64 (*pass)(void *arg), void *arg)
+{
+	pass(arg);                              /* warm-up */
+	for (u32 i = 0; i < bench_nr_runs(); i++)
+		bench_runs_add(out, pass(arg));
 }
 
 static const struct bench *find(const char *name, size_t len)
@@ -88,9 +165,11 @@ static void read_tsc(void *arg)
 
 static void bench_rdtsc(const struct bench *b)
 {
+	struct bench_runs r = { 0 };
 	u64 sink;
 
-	bench_report(b, "", bench_ns_per_call_milli(read_tsc, &sink, 100000), "ns");
+	bench_time_calls(&r, read_tsc, &sink, 100000);
+	bench_report_runs(b, "", &r, "ns");
 }
 BENCH(rdtsc, bench_rdtsc);
 
@@ -109,7 +188,10 @@ static void catch_int3(void *arg)
 /* An exception's full trip: IDT entry, trap_dispatch, iretq, the unwind. */
 static void bench_exception(const struct bench *b)
 {
-	bench_report(b, "_roundtrip", bench_ns_per_call_milli(catch_int3, NULL, 10000), "ns");
+	struct bench_runs r = { 0 };
+
+	bench_time_calls(&r, catch_int3, NULL, 10000);
+	bench_report_runs(b, "_roundtrip", &r, "ns");
 }
 BENCH(exception, bench_exception);
 
@@ -124,9 +206,11 @@ static void format_line(void *arg)
 
 static void bench_snprintf(const struct bench *b)
 {
+	struct bench_runs r = { 0 };
 	char sink;
 
-	bench_report(b, "_line", bench_ns_per_call_milli(format_line, &sink, 20000), "ns");
+	bench_time_calls(&r, format_line, &sink, 20000);
+	bench_report_runs(b, "_line", &r, "ns");
 }
 BENCH(snprintf, bench_snprintf);
 
@@ -138,8 +222,8 @@ static void noop_callback(struct rcu_head *head)
 {
 }
 
-/* call_rcu() itself: queue RCU_BENCH_CALLS callbacks on this CPU. */
-static void bench_call_rcu(const struct bench *b)
+/* call_rcu() itself: queue RCU_BENCH_CALLS callbacks on this CPU; ns per call. */
+static u64 call_rcu_pass(void *unused)
 {
 	static struct rcu_head heads[RCU_BENCH_CALLS];
 	u64 start;
@@ -152,19 +236,35 @@ static void bench_call_rcu(const struct bench *b)
 	u64 ns = ktime_ns() - start;
 	preempt_enable();
 	rcu_drain();
-	bench_report(b, "", ns * 1000 / RCU_BENCH_CALLS, "ns");
+	return ns * 1000 / RCU_BENCH_CALLS;
+}
+
+static void bench_call_rcu(const struct bench *b)
+{
+	struct bench_runs r = { 0 };
+
+	bench_time_passes(&r, call_rcu_pass, NULL);
+	bench_report_runs(b, "", &r, "ns");
 }
 BENCH(call_rcu, bench_call_rcu);
 
 /* A grace period from an idle machine: every CPU but this one is idle. */
-static void bench_synchronize_rcu(const struct bench *b)
+static u64 synchronize_rcu_pass(void *unused)
 {
-	const u32 rounds = 20;
+	const u32 rounds = 10;
 	u64 start = ktime_ns();
 
 	for (u32 i = 0; i < rounds; i++)
 		synchronize_rcu();
-	bench_report(b, "_idle", (ktime_ns() - start) / rounds, "us");    /* ns = thousandths of us */
+	return (ktime_ns() - start) / rounds;   /* ns = thousandths of us */
+}
+
+static void bench_synchronize_rcu(const struct bench *b)
+{
+	struct bench_runs r = { 0 };
+
+	bench_time_passes(&r, synchronize_rcu_pass, NULL);
+	bench_report_runs(b, "_idle", &r, "us");
 }
 BENCH(synchronize_rcu, bench_synchronize_rcu);
 

@@ -1,12 +1,23 @@
 /*
  * bench.h - in-kernel benchmarks, chosen with bench= and printed as
  *
- *	bench: <name> <value> <unit>
+ *	bench: <name> <value> <unit> (median of <k>, <lo>-<hi>)
  *
- * A benchmark is a function that measures one thing and reports it with
- * bench_report(); BENCH() registers it in the "benches" linker section.
- * Benchmarks measure, they never pass or fail: speed is shown by
- * `make bench`, never asserted by a test.
+ * A benchmark is a function that measures one thing and reports it;
+ * BENCH() registers it in the "benches" linker section. Benchmarks
+ * measure, they never pass or fail: speed is shown by `make bench`, never
+ * asserted by a test.
+ *
+ * How a benchmark measures (docs/performance.md):
+ *   - one untimed warm-up run first: caches, TLBs, and QEMU's lazily
+ *     backed guest memory are then as the timed runs will find them; a
+ *     first-touch cost worth knowing is reported on a line of its own;
+ *   - then bench_nr_runs() timed runs (bench.runs=, default 5), each
+ *     added to a struct bench_runs; the line gives their median, which
+ *     one preempted vCPU cannot move, and their range;
+ *   - a ratio is taken run by run (num[i] / den[i]) from two quantities
+ *     measured in the same run, one after the other, so both see the
+ *     same machine; its median and range are printed like any value.
  */
 #ifndef BENCH_H
 #define BENCH_H
@@ -25,11 +36,45 @@ struct bench {
 
 extern const struct bench *const __start_benches[], *const __stop_benches[];
 
-/* Print "bench: <name> <value> <unit>"; value is in thousandths of unit. */
+#define BENCH_MAX_RUNS 15
+
+/* One quantity's timed runs, each in thousandths of its unit. */
+struct bench_runs {
+	u32 n;
+	u64 value[BENCH_MAX_RUNS];
+};
+
+/* Print "bench: <name> <value> <unit>": a single measurement (a count, an address). */
 void bench_report(const struct bench *b, const char *suffix, u64 milli_value, const char *unit);
 
-/* Time fn(arg) over n calls: TSC nanoseconds per call, in thousandths. */
-u64 bench_ns_per_call_milli(void (*fn)(void *arg), void *arg, u64 n);
+/* How many timed runs a benchmark makes: bench.runs= (1..BENCH_MAX_RUNS). */
+u32 bench_nr_runs(void);
+
+/* Add one run's value (thousandths of the unit); runs past BENCH_MAX_RUNS are dropped. */
+void bench_runs_add(struct bench_runs *r, u64 milli_value);
+
+/* The median of the runs (the lower middle of an even count); 0 without runs. */
+u64 bench_runs_median(const struct bench_runs *r);
+
+/* Print "bench: <name> <median> <unit> (median of <k>, <lo>-<hi>)". */
+void bench_report_runs(const struct bench *b, const char *suffix, const struct bench_runs *r,
+		       const char *unit);
+
+/* The run-by-run ratios num[i] / den[i], printed as a bench_report_runs() line in "ratio". */
+void bench_report_ratio(const struct bench *b, const char *suffix, const struct bench_runs *num,
+			const struct bench_runs *den);
+
+/*
+ * Time fn(arg) over n calls, once to warm up and then bench_nr_runs()
+ * times: TSC nanoseconds per call, in thousandths, one value per run.
+ */
+void bench_time_calls(struct bench_runs *out, void (*fn)(void *arg), void *arg, u64 n);
+
+/*
+ * Call pass(arg) once to warm up, then bench_nr_runs() times, adding what
+ * each call returns (one run's value, in thousandths of the unit).
+ */
+void bench_time_passes(struct bench_runs *out, u64 (*pass)(void *arg), void *arg);
 
 /* Run the benchmarks selection names ("all" or a comma list); 0 if all were found. */
 int bench_run(const char *selection);

@@ -268,7 +268,8 @@ void storm_run(enum storm_where where, u64 n, const struct cpumask *cpus,
 			thread_join(threads[i]);
 	progress_stop();
 
-	r->ms = (ktime_ns() - t0) / 1000000;
+	r->ns = ktime_ns() - t0;
+	r->ms = r->ns / 1000000;
 	r->iterations = storm_done(&s);
 	r->enfile_at = s.enfile_at;
 	r->done_at_enfile = s.done_at_enfile;
@@ -337,7 +338,7 @@ static u64 storm_rate(enum rcu_mode mode, enum storm_where where, struct storm_r
 
 	cpumask_set(&cpus, nr_cpus - 1);
 	storm_run_in_mode(mode, where, RATE_ITERATIONS, &cpus, &none, r);
-	return r->ms ? r->iterations * 1000 / r->ms : r->iterations * 1000;
+	return r->ns ? r->iterations * 1000000000 / r->ns : 0;
 }
 
 /*
@@ -363,24 +364,44 @@ static void direct_loop(void *arg)
 		file_close_now(anchor);
 }
 
+/* The freeing-at-once loop on the highest CPU: iterations per second. */
+static u64 direct_rate(void)
+{
+	u64 ns = 0;
+	struct thread *t = thread_create("direct", direct_loop, &ns, nr_cpus - 1);
+
+	if (!t)
+		return 0;
+	thread_join(t);
+	return ns ? (u64)RATE_ITERATIONS * 1000000000 / ns : 0;
+}
+
+/*
+ * Each run times the loop freeing at once and then the storm under every
+ * mode, so each mode's ratio is taken against the baseline of its own run.
+ */
 static void bench_storm_rate(const struct bench *b)
 {
-	u64 ns = 0, direct;
+	struct bench_runs direct = { 0 }, rate[RCU_NR_MODES] = { 0 };
+	struct storm_result r;
 
-	struct thread *t = thread_create("direct", direct_loop, &ns, nr_cpus - 1);
-	if (!t)
+	if (!direct_rate())                     /* warm-up: the caches and slabs are made */
 		return;
-	thread_join(t);
-	direct = ns ? (u64)RATE_ITERATIONS * 1000000000 / ns : 0;
-	bench_report(b, "_no_rcu", direct * 1000, "per_s");
+	for (enum rcu_mode mode = 0; mode < RCU_NR_MODES; mode++)
+		storm_rate(mode, STORM_KERNEL, &r);
+	for (u32 run = 0; run < bench_nr_runs(); run++) {
+		bench_runs_add(&direct, direct_rate() * 1000);
+		for (enum rcu_mode mode = 0; mode < RCU_NR_MODES; mode++)
+			bench_runs_add(&rate[mode], storm_rate(mode, STORM_KERNEL, &r) * 1000);
+	}
+	bench_report_runs(b, "_no_rcu", &direct, "per_s");
 	for (enum rcu_mode mode = 0; mode < RCU_NR_MODES; mode++) {
 		char suffix[24];
-		struct storm_result r;
-		u64 rate = storm_rate(mode, STORM_KERNEL, &r);
+
 		snprintf(suffix, sizeof(suffix), "_%s", rcu_modes[mode].name);
-		bench_report(b, suffix, rate * 1000, "per_s");
+		bench_report_runs(b, suffix, &rate[mode], "per_s");
 		snprintf(suffix, sizeof(suffix), "_%s_vs_no_rcu", rcu_modes[mode].name);
-		bench_report(b, suffix, direct ? rate * 1000 / direct : 0, "ratio");
+		bench_report_ratio(b, suffix, &rate[mode], &direct);
 	}
 }
 BENCH(storm_rate, bench_storm_rate);
@@ -394,12 +415,17 @@ BENCH(storm_rate, bench_storm_rate);
 static void bench_storm_irqoff(const struct bench *b)
 {
 	for (enum rcu_mode mode = 0; mode < RCU_NR_MODES; mode++) {
+		struct bench_runs irqoff = { 0 };
 		char suffix[24];
 		struct storm_result r;
 
-		storm_rate(mode, STORM_USER, &r);
+		storm_rate(mode, STORM_USER, &r);       /* warm-up */
+		for (u32 run = 0; run < bench_nr_runs(); run++) {
+			storm_rate(mode, STORM_USER, &r);
+			bench_runs_add(&irqoff, r.irqoff_max_us * 1000);
+		}
 		snprintf(suffix, sizeof(suffix), "_%s", rcu_modes[mode].name);
-		bench_report(b, suffix, r.irqoff_max_us, "us");
+		bench_report_runs(b, suffix, &irqoff, "us");
 	}
 }
 BENCH(storm_irqoff, bench_storm_irqoff);
@@ -427,33 +453,49 @@ static void storm_thread(void *arg)
 	s->storm_done = true;
 }
 
+/* One storm on the highest CPU with synchronize_rcu() called over and over here. */
+static void synchronize_under_storm(enum rcu_mode mode, u64 *mean_ns, u64 *worst_ns)
+{
+	struct sync_under_storm s = { .mode = mode };
+	u64 total = 0, worst = 0, calls = 0;
+
+	struct thread *t = thread_create("storm-bench", storm_thread, &s, nr_cpus - 1);
+	if (!t)
+		return;
+	while (!s.storm_done) {
+		u64 start = ktime_ns();
+		synchronize_rcu();
+		u64 ns = ktime_ns() - start;
+		total += ns;
+		worst = MAX(worst, ns);
+		calls++;
+	}
+	thread_join(t);
+	*mean_ns = calls ? total / calls : 0;
+	*worst_ns = worst;
+}
+
 static void bench_synchronize_rcu_storm(const struct bench *b)
 {
 	if (nr_cpus < 2 || smp_processor_id() == nr_cpus - 1)
 		return;
 	for (enum rcu_mode mode = 0; mode < RCU_NR_MODES; mode++) {
-		struct sync_under_storm s = { .mode = mode };
-		u64 total = 0, worst = 0, calls = 0;
+		struct bench_runs mean = { 0 }, worst = { 0 };
+		u64 m = 0, w = 0;
 		char suffix[32];
 
 		if (!rcu_modes[mode].count_resched && rcu_modes[mode].forcing == RCU_FORCE_NONE)
 			continue;
-		struct thread *t = thread_create("storm-bench", storm_thread, &s, nr_cpus - 1);
-		if (!t)
-			break;
-		while (!s.storm_done) {
-			u64 start = ktime_ns();
-			synchronize_rcu();
-			u64 ns = ktime_ns() - start;
-			total += ns;
-			worst = MAX(worst, ns);
-			calls++;
+		synchronize_under_storm(mode, &m, &w);  /* warm-up */
+		for (u32 run = 0; run < bench_nr_runs(); run++) {
+			synchronize_under_storm(mode, &m, &w);
+			bench_runs_add(&mean, m);
+			bench_runs_add(&worst, w);
 		}
-		thread_join(t);
 		snprintf(suffix, sizeof(suffix), "_%s", rcu_modes[mode].name);
-		bench_report(b, suffix, calls ? total / calls : 0, "us");
+		bench_report_runs(b, suffix, &mean, "us");
 		snprintf(suffix, sizeof(suffix), "_%s_max", rcu_modes[mode].name);
-		bench_report(b, suffix, worst, "us");
+		bench_report_runs(b, suffix, &worst, "us");
 	}
 }
 BENCH(synchronize_rcu_storm, bench_synchronize_rcu_storm);

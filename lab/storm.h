@@ -48,6 +48,7 @@ struct storm_result {
 	u64 irqoff_max_us;      /* the longest interrupts-off window on a storming CPU */
 	u64 irqoff_where;       /* where it opened */
 	u64 ms;
+	u64 ns;                 /* the same wall time, for rates */
 	struct cpumask cpus, hogs;
 };
 

@@ -691,5 +691,75 @@ class ReportTest(unittest.TestCase):
             run.select_boots(boots, 'c')
 
 
+class BenchTest(unittest.TestCase):
+    """scripts/bench.py: the bench lines it keeps, and what compare flags."""
+
+    def setUp(self):
+        import bench
+        self.bench = bench
+
+    def test_parses_both_line_shapes_and_nothing_else(self):
+        got = self.bench.parse_lines(log('''
+            [    0.400000] bench: 3 benchmarks registered; running all
+            [    0.500000] bench: rdtsc 10.628 ns (median of 5, 10.238-10.848)
+            [    0.600000] bench: virtio_blk_buffer_above_4g 7302.144 KiB_at
+            [    0.700000] bench: no benchmark named 'x'
+            bench: storm_rate_fqs_vs_no_rcu 0.637 ratio (median of 5, 0.509-0.997)\r
+            '''))
+        self.assertEqual(sorted(got), ['rdtsc', 'storm_rate_fqs_vs_no_rcu',
+                                       'virtio_blk_buffer_above_4g'])
+        self.assertEqual(got['rdtsc'], {'value': 10.628, 'unit': 'ns', 'runs': 5,
+                                        'lo': 10.238, 'hi': 10.848})
+        self.assertEqual(got['virtio_blk_buffer_above_4g'], {'value': 7302.144, 'unit': 'KiB_at'})
+
+    def compare(self, baseline, boots):
+        """Run compare against baseline with boot() answering from boots, in order."""
+        import tempfile
+        answers = list(boots)
+        calls = []
+
+        def fake_boot(topo, firmware, accel, args, echo=True):
+            calls.append(topo)
+            return 0, answers.pop(0)
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, 'baseline.json')
+            with open(path, 'w') as f:
+                json.dump(baseline, f)
+            options = type('Options', (), dict(baseline=path, accel='tcg', update=False,
+                                                json=os.path.join(tmp, 'out.json')))
+            saved, self.bench.boot = self.bench.boot, fake_boot
+            try:
+                with open(os.devnull, 'w') as null:
+                    old, sys.stdout = sys.stdout, null
+                    try:
+                        rc = self.bench.cmd_compare(options)
+                    finally:
+                        sys.stdout = old
+            finally:
+                self.bench.boot = saved
+        return rc, calls
+
+    BASE = {'threshold': 0.2, 'boots': [{'topo': 'story', 'args': '',
+                                          'ratios': {'a_vs_b': 1.0}}]}
+
+    def test_a_ratio_within_the_threshold_passes_in_one_boot(self):
+        rc, calls = self.compare(self.BASE, ['bench: a_vs_b 1.190 ratio'])
+        self.assertEqual((rc, calls), (0, ['story']))
+
+    def test_a_move_seen_twice_fails(self):
+        rc, calls = self.compare(self.BASE, ['bench: a_vs_b 0.700 ratio',
+                                             'bench: a_vs_b 1.300 ratio'])
+        self.assertEqual((rc, calls), (1, ['story', 'story']))
+
+    def test_a_move_seen_once_is_measured_again_and_passes(self):
+        rc, calls = self.compare(self.BASE, ['bench: a_vs_b 0.700 ratio',
+                                             'bench: a_vs_b 0.900 ratio'])
+        self.assertEqual((rc, calls), (0, ['story', 'story']))
+
+    def test_a_ratio_no_longer_printed_fails(self):
+        rc, _ = self.compare(self.BASE, ['bench: other_vs_b 1.000 ratio'])
+        self.assertEqual(rc, 1)
+
+
 if __name__ == '__main__':
     unittest.main()

@@ -458,7 +458,7 @@ KTEST_SUITE_MANUAL(spinlock_bug, spinlock_bug_cases);
 
 /* --- benchmarks ---------------------------------------------------------- */
 
-#define BENCH_ROUNDS 20000
+#define BENCH_ROUNDS 5000         /* per timed run: bench.h's warm-up and runs repeat it */
 
 static void yielder(void *arg)
 {
@@ -467,23 +467,31 @@ static void yielder(void *arg)
 }
 
 /* Two threads yielding to each other on one CPU: each yield is one switch. */
-static void bench_context_switch(const struct bench *b)
+static u64 context_switch_pass(void *unused)
 {
 	u32 cpu = other_cpu();
 	u64 start = ktime_ns();
 	struct thread *x = thread_create("yield-a", yielder, NULL, cpu);
 	struct thread *y = thread_create("yield-b", yielder, NULL, cpu);
 
-	if (!x || !y)
-		return;
-	thread_join(x);
-	thread_join(y);
-	bench_report(b, "", (ktime_ns() - start) * 1000 / (2 * BENCH_ROUNDS), "ns");
+	if (x)
+		thread_join(x);
+	if (y)
+		thread_join(y);
+	return x && y ? (ktime_ns() - start) * 1000 / (2 * BENCH_ROUNDS) : 0;
+}
+
+static void bench_context_switch(const struct bench *b)
+{
+	struct bench_runs r = { 0 };
+
+	bench_time_passes(&r, context_switch_pass, NULL);
+	bench_report_runs(b, "", &r, "ns");
 }
 BENCH(context_switch, bench_context_switch);
 
 /* A completion round trip between two CPUs is two wakeups. */
-static void bench_wakeup(const struct bench *b)
+static u64 wakeup_pass(void *unused)
 {
 	static struct pingpong pp;
 	u64 start;
@@ -495,10 +503,18 @@ static void bench_wakeup(const struct bench *b)
 	struct thread *a = thread_create("pinger", pinger, &pp, smp_processor_id());
 	struct thread *c = thread_create("ponger", ponger, &pp, other_cpu());
 	if (!a || !c)
-		return;
+		return 0;
 	thread_join(a);
 	thread_join(c);
-	bench_report(b, "_cross_cpu", (ktime_ns() - start) * 1000 / (2 * BENCH_ROUNDS), "ns");
+	return (ktime_ns() - start) * 1000 / (2 * BENCH_ROUNDS);
+}
+
+static void bench_wakeup(const struct bench *b)
+{
+	struct bench_runs r = { 0 };
+
+	bench_time_passes(&r, wakeup_pass, NULL);
+	bench_report_runs(b, "_cross_cpu", &r, "ns");
 }
 BENCH(wakeup, bench_wakeup);
 
@@ -506,13 +522,21 @@ static void nothing(void *arg)
 {
 }
 
-static void bench_ipi(const struct bench *b)
+static u64 ipi_pass(void *unused)
 {
 	u32 cpu = other_cpu();
 	u64 start = ktime_ns();
 
 	for (u32 i = 0; i < BENCH_ROUNDS; i++)
 		smp_call_function(cpu, nothing, NULL, true);
-	bench_report(b, "_roundtrip", (ktime_ns() - start) * 1000 / BENCH_ROUNDS, "ns");
+	return (ktime_ns() - start) * 1000 / BENCH_ROUNDS;
+}
+
+static void bench_ipi(const struct bench *b)
+{
+	struct bench_runs r = { 0 };
+
+	bench_time_passes(&r, ipi_pass, NULL);
+	bench_report_runs(b, "_roundtrip", &r, "ns");
 }
 BENCH(ipi, bench_ipi);

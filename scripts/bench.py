@@ -1,0 +1,199 @@
+#!/usr/bin/env python3
+"""bench.py - boot the benchmarks, keep their lines as JSON, compare ratios.
+
+    bench.py run [--topo T] [--firmware F] [--accel A] [--args ARGS] [--json FILE]
+        one boot with "bench=all story=off exit=on ARGS" (ARGS last, so
+        ARGS="bench=rdtsc" replaces bench=all); the serial output goes to
+        this terminal as it comes, and every "bench:" line is kept in FILE
+        (default build/bench.json)
+    bench.py compare [--baseline FILE] [--json FILE] [--update]
+        the boots the baseline lists (tests/bench-baseline.json), each once;
+        every ratio the baseline names is compared with its baseline value,
+        and one that moved by more than the baseline's threshold (20%) is
+        measured again in a second boot of its topology: it is flagged only
+        if it moved in both (one preempted vCPU should not fail CI). Exit 1
+        if any ratio is flagged or missing. --update writes the measured
+        ratios into the baseline instead.
+
+Only ratios are compared: both sides of a ratio are measured in the same run
+of the same boot, so host speed cancels out; absolute times on these hosts
+move from run to run (docs/performance.md).
+
+A bench line (docs/interface.md):
+    bench: <name> <value> <unit>
+    bench: <name> <value> <unit> (median of <k>, <lo>-<hi>)
+"""
+import argparse
+import datetime
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+RUN_PY = os.path.join(ROOT, 'tests', 'run.py')
+DEFAULT_JSON = os.path.join('build', 'bench.json')
+DEFAULT_BASELINE = os.path.join('tests', 'bench-baseline.json')
+BOOT_TIMEOUT = 600              # seconds: bench=all on story takes about a minute
+
+LINE = re.compile(r'bench: (?P<name>[A-Za-z0-9_]+) (?P<value>\d+\.\d{3}) (?P<unit>\S+)'
+                  r'(?: \(median of (?P<runs>\d+), (?P<lo>\d+\.\d{3})-(?P<hi>\d+\.\d{3})\))?$')
+PREFIX = re.compile(r'^\[\s*\d+\.\d+\] ')
+
+
+def parse_lines(text):
+    """Every bench result line of a boot's output: name -> its fields."""
+    results = {}
+    for raw in text.splitlines():
+        line = PREFIX.sub('', raw.replace('\r', '').strip())
+        m = LINE.match(line)
+        if not m:
+            continue
+        entry = {'value': float(m['value']), 'unit': m['unit']}
+        if m['runs']:
+            entry.update(runs=int(m['runs']), lo=float(m['lo']), hi=float(m['hi']))
+        results[m['name']] = entry
+    return results
+
+
+def boot(topo, firmware, accel, args, echo=True):
+    """Boot once with the benchmarks; (exit status, output)."""
+    cmd = [sys.executable, RUN_PY, 'run', '--topo', topo, '--accel', accel,
+           '--args', f'bench=all story=off exit=on {args}'.strip()]
+    if firmware:
+        cmd += ['--firmware', firmware]
+    proc = subprocess.Popen(cmd, cwd=ROOT, stdin=subprocess.DEVNULL,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            start_new_session=True)
+    out = []
+
+    def on_alarm(signum, frame):
+        os.killpg(proc.pid, signal.SIGKILL)
+    signal.signal(signal.SIGALRM, on_alarm)
+    signal.alarm(BOOT_TIMEOUT)
+    try:
+        for chunk in iter(lambda: proc.stdout.readline(), b''):
+            text = chunk.decode('utf-8', 'replace')
+            out.append(text)
+            if echo:
+                sys.stdout.write(text)
+                sys.stdout.flush()
+        rc = proc.wait()
+    finally:
+        signal.alarm(0)
+    if rc < 0:
+        print(f'bench: the boot did not end within {BOOT_TIMEOUT} s', file=sys.stderr)
+    return rc, ''.join(out)
+
+
+def write_json(path, boots):
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    with open(path, 'w') as f:
+        json.dump({'date': datetime.datetime.now(datetime.timezone.utc).isoformat(
+                       timespec='seconds'),
+                   'boots': boots}, f, indent=1, sort_keys=True)
+        f.write('\n')
+
+
+def cmd_run(options):
+    rc, text = boot(options.topo, options.firmware, options.accel, options.args)
+    results = parse_lines(text)
+    write_json(options.json, [{'topo': options.topo, 'firmware': options.firmware or '',
+                               'accel': options.accel, 'args': options.args,
+                               'results': results}])
+    print(f'bench: {len(results)} results written to {options.json}')
+    return rc if rc > 0 else (0 if results else 1)
+
+
+def moved(value, base):
+    """How far value is from base, as a fraction of base (inf when base is 0)."""
+    if base == 0:
+        return 0.0 if value == 0 else float('inf')
+    return abs(value - base) / base
+
+
+def cmd_compare(options):
+    with open(options.baseline) as f:
+        baseline = json.load(f)
+    threshold = baseline.get('threshold', 0.2)
+    measured, flagged, missing, rows = [], [], [], []
+    for spec in baseline['boots']:
+        topo, args = spec['topo'], spec.get('args', '')
+        rc, text = boot(topo, spec.get('firmware', ''), options.accel, args, echo=False)
+        results = parse_lines(text)
+        measured.append({'topo': topo, 'args': args, 'results': results})
+        if rc != 0:
+            print(f'bench-compare: {topo} ({args}): the boot ended with status {rc}')
+            missing.append(f'{topo}: boot')
+            continue
+        suspects = [name for name, base in spec['ratios'].items()
+                    if name in results and moved(results[name]['value'], base) > threshold]
+        second = {}
+        if suspects and not options.update:
+            print(f'bench-compare: {topo}: {", ".join(suspects)} moved; measuring again')
+            rc2, text2 = boot(topo, spec.get('firmware', ''), options.accel, args, echo=False)
+            second = parse_lines(text2) if rc2 == 0 else {}
+        for name, base in sorted(spec['ratios'].items()):
+            if name not in results:
+                missing.append(f'{topo}: {name}')
+                rows.append((topo, name, base, None, None, 'MISSING'))
+                continue
+            value = results[name]['value']
+            verdict = 'ok'
+            if name in suspects:
+                again = second.get(name, {}).get('value')
+                if again is None or moved(again, base) > threshold:
+                    verdict = 'MOVED'
+                    flagged.append(f'{topo}: {name}')
+                else:
+                    verdict = 'ok (second boot)'
+                    value = again
+            rows.append((topo, name, base, value, moved(value, base), verdict))
+    if options.json:
+        write_json(options.json, measured)
+    if options.update:
+        for spec, got in zip(baseline['boots'], measured):
+            names = set(spec['ratios']) | {n for n, e in got['results'].items()
+                                           if e['unit'] == 'ratio'}
+            spec['ratios'] = {n: got['results'][n]['value'] for n in sorted(names)
+                              if n in got['results']}
+        with open(options.baseline, 'w') as f:
+            json.dump(baseline, f, indent=1)
+            f.write('\n')
+        print(f'bench-compare: baseline {options.baseline} updated')
+        return 0
+    width = max((len(r[1]) for r in rows), default=10)
+    print(f'bench-compare: ratios against {options.baseline} (threshold {threshold:.0%})')
+    for topo, name, base, value, change, verdict in rows:
+        got = '-' if value is None else f'{value:.3f}'
+        delta = '' if change is None else f'{change:+.0%}'.replace('+', '')
+        print(f'  {topo:8} {name:{width}} {base:9.3f} {got:>9} {delta:>6}  {verdict}')
+    print(f'bench-compare: {len(rows)} ratios, {len(flagged)} moved, {len(missing)} missing')
+    return 1 if flagged or missing else 0
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    commands = parser.add_subparsers(dest='command', required=True)
+    run = commands.add_parser('run', help='one boot of the benchmarks (make bench)')
+    run.add_argument('--topo', default='story')
+    run.add_argument('--firmware', default='')
+    run.add_argument('--accel', choices=('tcg', 'kvm'), default='tcg')
+    run.add_argument('--args', default='')
+    run.add_argument('--json', default=DEFAULT_JSON)
+    compare = commands.add_parser('compare', help='ratios against the baseline (make bench-compare)')
+    compare.add_argument('--baseline', default=DEFAULT_BASELINE)
+    compare.add_argument('--accel', choices=('tcg', 'kvm'), default='tcg')
+    compare.add_argument('--json', default=os.path.join('build', 'bench-compare.json'))
+    compare.add_argument('--update', action='store_true',
+                         help='write the measured ratios into the baseline')
+    options = parser.parse_args()
+    os.chdir(ROOT)
+    return cmd_run(options) if options.command == 'run' else cmd_compare(options)
+
+
+if __name__ == '__main__':
+    sys.exit(main())
