@@ -155,6 +155,13 @@ u64 page_alloc_deferred_at_init(u32 node);
  */
 bool page_alloc_cpu_init(u32 cpu, int node);
 
+/*
+ * False: every CPU takes and frees single pages at the zones, as without
+ * lists (pages already on lists stay there until drained). For benchmarks
+ * that compare the two paths in one boot; true otherwise.
+ */
+extern bool page_alloc_pcp_on;
+
 /* Give every page on this CPU's lists back to the zones. Any context. */
 void page_alloc_drain_this_cpu(void);
 

@@ -92,6 +92,7 @@ static u32 nr_free_ranges;
 typedef struct per_cpu_pages pcp_table_t[MAX_NODES][NR_ZONES];
 BUILD_BUG_ON(sizeof(pcp_table_t) > PAGE_SIZE);
 static pcp_table_t *pcp_tables[MAX_CPUS];
+bool page_alloc_pcp_on = true;
 
 #ifdef HOST_TEST
 u32 page_alloc_host_cpu;
@@ -390,8 +391,11 @@ struct per_cpu_pages *page_alloc_pcp(u32 cpu, int node, enum zone_type zone)
 	return &(*pcp_tables[cpu])[node][zone];
 }
 
+/* This CPU's list for z; NULL without lists, or while page_alloc_pcp_on is false. */
 static struct per_cpu_pages *this_pcp(const struct zone *z)
 {
+	if (!__atomic_load_n(&page_alloc_pcp_on, __ATOMIC_RELAXED))
+		return NULL;
 	return page_alloc_pcp(this_cpu_nr(), z->node, z->type);
 }
 
@@ -472,7 +476,7 @@ void page_alloc_drain_this_cpu(void)
 	for (u32 n = 0; n < page_alloc_nr_nodes; n++) {
 		for (int t = 0; t < NR_ZONES; t++) {
 			struct zone *z = &node_mem[n].zones[t];
-			struct per_cpu_pages *pcp = this_pcp(z);
+			struct per_cpu_pages *pcp = page_alloc_pcp(this_cpu_nr(), z->node, z->type);
 
 			if (pcp && pcp->count)
 				pcp_give_back(z, pcp, pcp->count);
