@@ -11,8 +11,8 @@
  * MM_EAGER_PAGES of each zone; once the other CPUs are up,
  * mm_start_deferred_init() starts one thread per node with deferred pages,
  * "pgdatinitN" as Linux names them, on a CPU of that node (a node without
- * CPUs: on a CPU of the nearest node that has one; Linux 4.2 lets such a
- * thread run anywhere). Each prints "mm: deferred init of node N: P pages
+ * CPUs: on a CPU of the nearest node that has one; Linux's 2015 version
+ * lets such a thread run anywhere). Each prints "mm: deferred init of node N: P pages
  * in M ms" when its node is done. mm_wait_deferred_init() waits for all of
  * them: main.c calls it before the tests and the lab, so every count they
  * take is of the whole memory. mm.deferred=off initialises everything in
@@ -36,8 +36,8 @@
 /*
  * Pages of each zone initialised before the other CPUs start: 16 MiB, room
  * for the boot's own allocations (stacks, page tables, slab); an allocation
- * that needs more initialises more itself. Linux 4.2 kept 2 GiB of each
- * node's highest zone and every lower zone.
+ * that needs more initialises more itself. Linux's 2015 version kept 2 GiB
+ * of each node's highest zone and every lower zone.
  */
 #define MM_EAGER_PAGES  4096
 

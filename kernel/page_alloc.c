@@ -18,31 +18,34 @@
  * The boot allocator is then emptied of memory, so that a late
  * bootmem_alloc() fails instead of handing out pages the buddy owns.
  *
- * Deferred init (Mel Gorman's "mm: meminit" series, Linux 4.2, 2015:
+ * Deferred init (Mel Gorman's "mm: meminit" series, April 2015:
  * CONFIG_DEFERRED_STRUCT_PAGE_INIT). page_alloc_init_deferred() does step 4
- * only for the first eager_pages of each zone; init_end_pfn marks where the
- * zone's initialised struct pages end. The rest is initialised one MAX_ORDER
- * block (a "piece") at a time, under the zone lock, by whoever comes first:
- * the node's thread (page_alloc_deferred_step(), kernel/mm.c's pgdatinit)
- * or an allocation that found the zone empty (Pavel Tatashin's "mm:
- * initialize pages on demand during boot", Linux 4.17, 2018:
- * deferred_grow_zone()). Pieces are MAX_ORDER-aligned, so no buddy
- * ever lies across init_end_pfn: a buddy of order k < MAX_ORDER is in the
- * same 2^MAX_ORDER block. Where testbed departs: Linux 4.2 kept all low
- * zones whole and deferred only beyond 2 GiB of each node's highest zone,
- * and its thread worked without the zone lock (nothing else touched those
- * pages); here every zone defers after eager_pages, and a piece is done
- * under the zone lock (some 200 us under TCG) so that the thread and an
- * allocation that grows the zone never race.
+ * only until eager_pages free pages of each zone were handed over;
+ * init_end_pfn marks where the zone's initialised struct pages end. The
+ * rest is initialised one MAX_ORDER block (a "piece") at a time, under the
+ * zone lock, by whoever comes first: the node's thread
+ * (page_alloc_deferred_step(), kernel/mm.c's pgdatinit) or an allocation
+ * that found the zone empty (Pavel Tatashin's "mm: initialize pages on
+ * demand during boot", commit c9e97a1997fb, 2018: deferred_grow_zone()).
+ * Pieces are MAX_ORDER-aligned, so no buddy ever lies across init_end_pfn:
+ * a buddy of order k < MAX_ORDER is in the same 2^MAX_ORDER block. Where
+ * testbed departs: the 2015 series kept all low zones whole and deferred only
+ * beyond 2 GiB of each node's highest zone, and its thread worked without
+ * the zone lock (nothing else touched those pages); here every zone defers,
+ * and a piece is done under the zone lock (25 us under TCG once QEMU backs
+ * the mem_map's memory, some 6 ms on its first touch) so that the thread
+ * and an allocation that grows the zone never race.
  *
  * Per-CPU page lists (pcp): Linux 2.6's per_cpu_pages (its hot list:
  * zone_batchsize() gives batch 31 for a zone over 512 MiB, and 2.6.14-rc2's
- * setup_pageset() high = 6 * batch), order 0 only as then; Linux 5.13+ keeps orders up to 3 there too
- * (Mel Gorman, "mm/page_alloc: allow high-order pages to be stored on the
- * per-cpu lists", 2021). Departures: the batch does not shrink for small
- * zones, and there is no cold list. Each CPU's lists live in one page
- * (pcp_tables[cpu], [node][zone]) allocated by page_alloc_cpu_init(); they
- * are touched only by their CPU with interrupts off.
+ * setup_pageset() high = 6 * batch), order 0 only as then; Linux keeps
+ * orders up to 3 there too since commit 44042b449872 (Mel Gorman,
+ * "mm/page_alloc: allow high-order pages to be stored on the per-cpu
+ * lists", 2021). Departures: the batch does not shrink for small zones,
+ * there is no cold list, and a page on a list counts as free (Linux's
+ * NR_FREE_PAGES, MemFree, leaves it out). Each CPU's lists live in one
+ * page (pcp_tables[cpu], [node][zone]) allocated by page_alloc_cpu_init();
+ * they are touched only by their CPU with interrupts off.
  *
  * Invariants (each zone, under its lock):
  *   - struct pages at or above init_end_pfn are never read (phys_to_page()
