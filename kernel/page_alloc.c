@@ -94,6 +94,7 @@ static u32 nr_free_ranges;
 /* Each CPU's pcp lists, one page each: [node][zone]. NULL until page_alloc_cpu_init(). */
 typedef struct per_cpu_pages pcp_table_t[MAX_NODES][NR_ZONES];
 BUILD_BUG_ON(sizeof(pcp_table_t) > PAGE_SIZE);
+BUILD_BUG_ON(sizeof(struct page) % sizeof(u64));       /* touch_next_piece() writes u64s */
 static pcp_table_t *pcp_tables[MAX_CPUS];
 bool page_alloc_pcp_on = true;
 
@@ -329,12 +330,37 @@ static struct page *take_block_growing(struct zone *z, unsigned order)
 	return page;
 }
 
+/*
+ * Write each page of the mem_map under z's next piece once, before taking
+ * the lock: an atomic add of 0, which leaves whatever an allocation that
+ * grows the zone meanwhile writes there. QEMU backs guest RAM on its first
+ * write, about 6 ms per fresh region under TCG (docs/memory.md): done here,
+ * with interrupts on, that cost stays out of init_piece()'s window. On real
+ * hardware it is a few cache misses.
+ */
+static void touch_next_piece(struct zone *z)
+{
+	u64 lo = zone_init_end(z);
+
+	if (!z->mem_map || lo >= z->end_pfn)
+		return;
+	u64 hi = MIN(ALIGN_DOWN(lo, PIECE_PAGES) + PIECE_PAGES, z->end_pfn);
+	u64 *first = (u64 *)&z->mem_map[lo - z->start_pfn];
+	u64 *last = (u64 *)&z->mem_map[hi - z->start_pfn] - 1;
+
+	for (u64 *p = first; p < last; p += PAGE_SIZE / sizeof(*p))
+		__atomic_fetch_add(p, 0, __ATOMIC_RELAXED);
+	__atomic_fetch_add(last, 0, __ATOMIC_RELAXED);
+}
+
 bool page_alloc_deferred_step(u32 node, u64 *pages)
 {
 	if (node >= page_alloc_nr_nodes)
 		return false;
 	for (int t = 0; t < NR_ZONES; t++) {
 		struct zone *z = &node_mem[node].zones[t];
+
+		touch_next_piece(z);
 		u64 irq = spin_lock_irqsave(&z->lock);
 		u64 before = z->managed_pages;
 		bool grew = grow_zone(z);
