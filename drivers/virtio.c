@@ -2,7 +2,8 @@
  * virtio.c - the virtio 1.x PCI transport and split virtqueues (see
  * virtio.h). Facts from the virtio 1.1 specification: the capability
  * layout (4.1.4), the common configuration structure (4.1.4.3), the
- * initialization order (3.1.1) and the split virtqueue (2.6).
+ * initialization order (3.1.1) and the split virtqueue (2.6), with its
+ * indirect descriptors (2.6.5.3) and notification suppression (2.6.10).
  *
  * The rings themselves, and the invariants of a queue, are virtqueue.c's;
  * this file finds the device's registers, negotiates, and tells the device
@@ -127,6 +128,7 @@ bool virtio_negotiate(struct virtio_dev *vd, u64 wanted)
 	u64 offered = rd32(vd->common, COMMON_DF);
 	wr32(vd->common, COMMON_DFSELECT, 1);
 	offered |= (u64)rd32(vd->common, COMMON_DF) << 32;
+	vd->offered = offered;
 	if (!(offered & (1UL << VIRTIO_F_VERSION_1))) {
 		pr_warn("virtio: %s: no VERSION_1: a legacy device, not supported\n", vd->pci->name);
 		wr8(vd->common, COMMON_STATUS, STATUS_FAILED);
@@ -243,8 +245,24 @@ int virtqueue_add(struct virtio_dev *vd, struct virtq *vq, const struct virtq_bu
 	return virtq_add(&vq->ring, bufs, n, token);
 }
 
-void virtqueue_kick(struct virtio_dev *vd, struct virtq *vq)
+int virtqueue_add_indirect(struct virtio_dev *vd, struct virtq *vq, const struct virtq_buf *bufs,
+			   u32 n, void *token, volatile struct virtq_desc *table, dma_addr_t table_dma)
 {
-	__atomic_thread_fence(__ATOMIC_SEQ_CST);        /* the index before the doorbell */
+	if (!(vd->features & (1ULL << VIRTIO_F_INDIRECT_DESC)))
+		return -EINVAL;                 /* 2.6.5.3.1: not unless negotiated */
+	if (!within(&vd->pci->dma, table_dma, (u64)n * sizeof(struct virtq_desc), "an indirect table"))
+		return -ERANGE;
+	for (u32 i = 0; i < n; i++)
+		if (!within(&vd->pci->dma, bufs[i].addr, bufs[i].len, "a buffer"))
+			return -ERANGE;
+	return virtq_add_indirect(&vq->ring, bufs, n, token, table, table_dma);
+}
+
+bool virtqueue_kick(struct virtio_dev *vd, struct virtq *vq)
+{
+	(void)vd;
+	if (!virtq_kick_prepare(&vq->ring))     /* its barrier orders the index before the doorbell */
+		return false;
 	*vq->notify = vq->index;
+	return true;
 }

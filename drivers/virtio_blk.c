@@ -1,12 +1,22 @@
 /*
  * virtio_blk.c - the virtio block driver (see virtio_blk.h).
  *
- * Each in-flight request owns the header and status slot numbered like its
- * first descriptor (unique while it is in flight), in one coherent block
- * below the device's coherent mask. Data buffers are mapped with
- * dma_map_single_wait() when submitted (a full bounce pool makes the
- * request wait, not fail) and unmapped by the waiter, in thread context:
- * the interrupt handler only marks requests done.
+ * Each in-flight request owns the header, status and indirect table slot
+ * numbered like its ring descriptor (its chain's head: unique while it is
+ * in flight), in coherent blocks below the device's coherent mask. With
+ * VIRTIO_F_INDIRECT_DESC (virtio 1.1, 2.6.5.3) a request's three buffers
+ * go in its table and it takes one ring descriptor, so a queue of 128
+ * holds 128 requests, not 42; without the feature, or without the tables
+ * (their allocation failed), a request is a direct chain of three. Data
+ * buffers are mapped with dma_map_single_wait() when submitted (a full
+ * bounce pool makes the request wait, not fail) and unmapped by the
+ * waiter, in thread context: the interrupt handler only marks requests
+ * done.
+ *
+ * Notifications are batched: virtio_blk_submit_batch() maps its requests,
+ * puts them all in the ring under one lock round, and kicks the device
+ * once, unless it set VIRTQ_USED_F_NO_NOTIFY (2.6.10); a single submit is
+ * a batch of one.
  *
  * The device is not trusted. A request that is not done in
  * REQUEST_TIMEOUT_NS, a used ring the device broke (virtqueue.h), or a
@@ -33,6 +43,7 @@
 #define VIRTIO_BLK_F_RO     5
 #define VIRTIO_BLK_F_FLUSH  9
 #define QUEUE_MAX           128
+#define REQ_BUFS            3                           /* header, data, status */
 #define REQUEST_TIMEOUT_NS  (5000UL * 1000 * 1000)      /* a request not done by then: reset */
 #define MAP_WAIT_NS         (2000UL * 1000 * 1000)      /* how long a request waits for bounce room */
 
@@ -42,6 +53,11 @@ struct blk_header {
 	u64 sector;
 } __attribute__((packed));
 
+/* A request's indirect descriptor table: its buffers, read by the device. */
+struct req_table {
+	struct virtq_desc desc[REQ_BUFS];
+};
+
 struct virtio_blk {
 	struct virtio_dev vd;
 	struct virtq vq;
@@ -50,6 +66,9 @@ struct virtio_blk {
 	struct blk_header *hdr;         /* [QUEUE_MAX], then u8 status[QUEUE_MAX] */
 	u8 *status;
 	dma_addr_t hdr_dma, status_dma;        /* hdr is the coherent allocation */
+	struct req_table *tables;       /* [QUEUE_MAX]; NULL: none, direct chains only */
+	dma_addr_t tables_dma;
+	bool indirect;                  /* VIRTIO_F_INDIRECT_DESC negotiated, tables there */
 	struct virtio_blk_stats stats;
 	bool polling;                   /* waiters poll; the device is asked not to interrupt */
 	struct virtio_blk_faults faults;        /* for tests: a stuck device, a short timeout */
@@ -121,8 +140,12 @@ static bool setup(struct virtio_blk *vb)
 {
 	struct virtio_dev *vd = &vb->vd;
 
-	if (!virtio_negotiate(vd, 1UL << VIRTIO_BLK_F_FLUSH | 1UL << VIRTIO_BLK_F_RO))
+	u64 wanted = 1UL << VIRTIO_BLK_F_FLUSH | 1UL << VIRTIO_BLK_F_RO |
+		     (vb->tables ? 1UL << VIRTIO_F_INDIRECT_DESC : 0);
+
+	if (!virtio_negotiate(vd, wanted))
 		return false;
+	vb->indirect = vd->features & (1UL << VIRTIO_F_INDIRECT_DESC);
 	vb->read_only = vd->features & (1UL << VIRTIO_BLK_F_RO);
 	vb->can_flush = vd->features & (1UL << VIRTIO_BLK_F_FLUSH);
 	if (!virtio_setup_queue(vd, &vb->vq, 0, QUEUE_MAX))
@@ -162,6 +185,10 @@ static bool probe(void)
 		return unusable(d, "no memory for the request headers below its mask");
 	vb->status = (u8 *)(vb->hdr + QUEUE_MAX);
 	vb->status_dma = vb->hdr_dma + QUEUE_MAX * sizeof(struct blk_header);
+	vb->tables = dma_alloc_coherent(&d->dma, QUEUE_MAX * sizeof(struct req_table), &vb->tables_dma);
+	if (!vb->tables)
+		pr_warn("virtio-blk: %s: no memory for indirect tables below its mask; direct chains\n",
+			d->name);
 	int v = trap_alloc_vector(virtio_blk_interrupt);
 	if (v >= 0 && pci_enable_msix(d, 0, (u8)v, smp_processor_id()))
 		vb->vd.vector = v;
@@ -173,9 +200,9 @@ static bool probe(void)
 		vb->vd.vector = -1;
 		return unusable(d, "feature negotiation or queue setup failed");
 	}
-	pr_info("virtio-blk: %s: %llu sectors (%llu MiB), queue of %u, %s%s, DMA mask 0x%llx\n",
+	pr_info("virtio-blk: %s: %llu sectors (%llu MiB), queue of %u%s, %s%s, DMA mask 0x%llx\n",
 		d->name, vb->capacity, (vb->capacity * VIRTIO_BLK_SECTOR >> 20), vb->vq.ring.size,
-		vb->vd.vector >= 0 ? "MSI-X" : "polling", vb->read_only ? ", read-only" : "",
+		vb->indirect ? ", indirect descriptors" : "", vb->vd.vector >= 0 ? "MSI-X" : "polling", vb->read_only ? ", read-only" : "",
 		d->dma.dma_mask);
 	return true;
 }
@@ -198,6 +225,11 @@ struct virtio_blk *virtio_blk_get(void)
 u64 virtio_blk_capacity(struct virtio_blk *vb) { return vb->capacity; }
 u16 virtio_blk_queue_size(struct virtio_blk *vb) { return vb->vq.ring.size; }
 bool virtio_blk_has_irq(struct virtio_blk *vb) { return vb->vd.vector >= 0 && !vb->polling; }
+bool virtio_blk_indirect(struct virtio_blk *vb) { return vb->indirect; }
+bool virtio_blk_indirect_offered(struct virtio_blk *vb)
+{
+	return vb->vd.offered & (1UL << VIRTIO_F_INDIRECT_DESC);
+}
 
 void virtio_blk_set_polling(struct virtio_blk *vb, bool polling)
 {
@@ -222,7 +254,8 @@ static enum dma_data_direction data_dir(const struct virtio_blk_req *req)
 	return req->type == VIRTIO_BLK_T_IN ? DMA_FROM_DEVICE : DMA_TO_DEVICE;
 }
 
-int virtio_blk_submit(struct virtio_blk *vb, struct virtio_blk_req *req)
+/* Check req and map its data: 0, or why it cannot go (then nothing of it is mapped). */
+static int prepare(struct virtio_blk *vb, struct virtio_blk_req *req)
 {
 	struct device *dev = &vb->vd.pci->dma;
 	bool has_data = req->type != VIRTIO_BLK_T_FLUSH;
@@ -239,6 +272,7 @@ int virtio_blk_submit(struct virtio_blk *vb, struct virtio_blk_req *req)
 		return -EINVAL;
 	req->done = false;
 	req->result = -EIO;
+	req->ring_descs = 0;
 	completion_init(&req->completion);
 	req->data_dma = DMA_MAPPING_ERROR;
 	if (has_data) {
@@ -247,36 +281,88 @@ int virtio_blk_submit(struct virtio_blk *vb, struct virtio_blk_req *req)
 		if (dma_mapping_error(dev, req->data_dma))
 			return -ENOMEM;
 	}
+	return 0;
+}
 
-	u64 flags = spin_lock_irqsave(&vb->vq.lock);
-	if (vb->vq.ring.broken)
-		recover_locked(vb, -EIO, vb->vq.ring.broken);
-	u16 slot = vb->vq.ring.free_head;       /* the head the chain will start at */
-	struct virtq_buf bufs[3];
+static void unmap(struct virtio_blk *vb, struct virtio_blk_req *req)
+{
+	if (req->data_dma != DMA_MAPPING_ERROR)
+		dma_unmap_single(&vb->vd.pci->dma, req->data_dma, req->len, data_dir(req));
+}
+
+/* Put a prepared req in the ring, through its table when there is one; vq.lock held. */
+static int queue_locked(struct virtio_blk *vb, struct virtio_blk_req *req)
+{
+	struct virtq_ring *q = &vb->vq.ring;
+	bool has_data = req->type != VIRTIO_BLK_T_FLUSH;
+	bool indirect = vb->indirect && !vb->faults.no_indirect_tables;
+	u16 slot = q->free_head;                /* the head the chain will start at */
+	struct virtq_buf bufs[REQ_BUFS];
 	u32 n = 0;
+
 	bufs[n++] = (struct virtq_buf){ vb->hdr_dma + slot * sizeof(struct blk_header),
 					sizeof(struct blk_header), false };
 	if (has_data)
 		bufs[n++] = (struct virtq_buf){ req->data_dma, req->len, req->type == VIRTIO_BLK_T_IN };
 	bufs[n++] = (struct virtq_buf){ vb->status_dma + slot, 1, true };
-	int err = vb->vq.ring.num_free >= n ? 0 : -ENOSPC;
-	if (!err) {
-		vb->hdr[slot] = (struct blk_header){ .type = req->type, .sector = req->sector };
-		vb->status[slot] = 0xff;
-		req->slot = slot;
-		err = virtqueue_add(&vb->vd, &vb->vq, bufs, n, req);
+	u32 ring_descs = indirect ? 1 : n;
+	if (q->num_free < ring_descs)
+		return q->broken ? -EIO : -ENOSPC;      /* slot is no free descriptor: leave it be */
+	vb->hdr[slot] = (struct blk_header){ .type = req->type, .sector = req->sector };
+	vb->status[slot] = 0xff;
+	req->slot = slot;
+	int err = indirect ? virtqueue_add_indirect(&vb->vd, &vb->vq, bufs, n, req,
+						    vb->tables[slot].desc,
+						    vb->tables_dma + slot * sizeof(struct req_table))
+			   : virtqueue_add(&vb->vd, &vb->vq, bufs, n, req);
+	if (err)
+		return err;
+	req->ring_descs = (u16)ring_descs;
+	vb->stats.requests++;
+	vb->stats.indirect += indirect;
+	vb->stats.bytes += has_data ? req->len : 0;
+	if (has_data && is_swiotlb_buffer(req->data_dma))
+		vb->stats.bounced_bytes += req->len;
+	if (q->in_flight > vb->stats.max_in_flight)
+		vb->stats.max_in_flight = q->in_flight;
+	return 0;
+}
+
+u32 virtio_blk_submit_batch(struct virtio_blk *vb, struct virtio_blk_req *reqs, u32 n, int *err)
+{
+	u32 mapped = 0, queued = 0;
+	int why = 0;
+
+	/* Map first (it may sleep for bounce room), then queue all under one lock round. */
+	while (mapped < n && !(why = prepare(vb, &reqs[mapped])))
+		mapped++;
+	if (mapped) {
+		u64 flags = spin_lock_irqsave(&vb->vq.lock);
+		if (vb->vq.ring.broken)
+			recover_locked(vb, -EIO, vb->vq.ring.broken);
+		int refused = 0;
+		while (queued < mapped && !(refused = queue_locked(vb, &reqs[queued])))
+			queued++;
+		if (queued < mapped)
+			why = refused;          /* the first request that did not go */
+		if (queued && !vb->faults.no_kick) {
+			vb->stats.batches++;    /* one kick for all of them, if the device wants it */
+			vb->stats.notifies += virtqueue_kick(&vb->vd, &vb->vq);
+		}
+		spin_unlock_irqrestore(&vb->vq.lock, flags);
+		for (u32 i = queued; i < mapped; i++)
+			unmap(vb, &reqs[i]);
 	}
-	if (!err) {
-		if (!vb->faults.no_kick)
-			virtqueue_kick(&vb->vd, &vb->vq);
-		vb->stats.requests++;
-		vb->stats.bytes += has_data ? req->len : 0;
-		if (has_data && is_swiotlb_buffer(req->data_dma))
-			vb->stats.bounced_bytes += req->len;
-	}
-	spin_unlock_irqrestore(&vb->vq.lock, flags);
-	if (err && has_data)
-		dma_unmap_single(dev, req->data_dma, req->len, data_dir(req));
+	if (err)
+		*err = queued < n ? why : 0;
+	return queued;
+}
+
+int virtio_blk_submit(struct virtio_blk *vb, struct virtio_blk_req *req)
+{
+	int err;
+
+	virtio_blk_submit_batch(vb, req, 1, &err);
 	return err;
 }
 
@@ -318,9 +404,20 @@ int virtio_blk_wait(struct virtio_blk *vb, struct virtio_blk_req *req)
 		}
 	}
 	/* Done, or failed after a reset: the device holds nothing of it now. */
-	if (req->data_dma != DMA_MAPPING_ERROR)
-		dma_unmap_single(&vb->vd.pci->dma, req->data_dma, req->len, data_dir(req));
+	unmap(vb, req);
 	return req->result;
+}
+
+int virtio_blk_wait_batch(struct virtio_blk *vb, struct virtio_blk_req *reqs, u32 n)
+{
+	int first = 0;
+
+	for (u32 i = 0; i < n; i++) {
+		int err = virtio_blk_wait(vb, &reqs[i]);
+		if (err && !first)
+			first = err;
+	}
+	return first;
 }
 
 static int do_request(struct virtio_blk *vb, u32 type, u64 sector, void *buf, u32 len)

@@ -6,8 +6,10 @@
  * ring; virtq_get_used() reads one used element, checks that its id is the
  * head of a chain in flight, and gives the chain back by walking next[],
  * chain_len[id] steps: what the device wrote into desc[] is never read
- * back. The barriers are the ones 2.6.13 asks for: the descriptors and the
- * ring entry before avail->idx; used->idx before its element.
+ * back. virtq_add_indirect() writes the same chain into the caller's table
+ * and takes one ring descriptor for it. The barriers are the ones 2.6.13
+ * asks for: the descriptors and the ring entry before avail->idx; avail->idx
+ * before used->flags (virtq_kick_prepare()); used->idx before its element.
  */
 #include "virtqueue.h"
 #include "errno.h"
@@ -44,35 +46,97 @@ void virtq_init(struct virtq_ring *q, void *mem, u16 size)
 		q->next[i] = (u16)(i + 1);
 }
 
-int virtq_add(struct virtq_ring *q, const struct virtq_buf *bufs, u32 n, void *token)
+/* The chain of n ring descriptors at head is ready: record it and make it available. */
+static void publish(struct virtq_ring *q, u16 head, u16 last, u32 n, void *token)
 {
-	if (q->broken)
-		return -EIO;
-	if (!n || n > q->size || !token)
-		return -EINVAL;
-	if (q->num_free < n)
-		return -ENOSPC;
-	u16 head = q->free_head, d = head;
-	for (u32 i = 0; i < n; i++) {
-		bool more = i + 1 < n;
-		q->desc[d].addr = bufs[i].addr;
-		q->desc[d].len = bufs[i].len;
-		q->desc[d].flags = (u16)((bufs[i].write ? VIRTQ_DESC_F_WRITE : 0) |
-					 (more ? VIRTQ_DESC_F_NEXT : 0));
-		q->desc[d].next = more ? q->next[d] : 0;
-		if (more)
-			d = q->next[d];
-	}
-	q->free_head = q->next[d];
+	q->free_head = q->next[last];
 	q->num_free = (u16)(q->num_free - n);
 	q->chain_len[head] = (u16)n;
 	q->token[head] = token;
 	q->in_flight++;
+	if (q->in_flight > q->max_in_flight)
+		q->max_in_flight = q->in_flight;
 	q->avail[2 + q->avail_idx % q->size] = head;
 	__atomic_thread_fence(__ATOMIC_RELEASE);        /* the ring entry before the index */
 	q->avail_idx++;
 	q->avail[1] = q->avail_idx;
+	q->added++;
+}
+
+static int refuse(const struct virtq_ring *q, u32 n, u32 ring_descs, const void *token)
+{
+	if (q->broken)
+		return -EIO;
+	if (!n || n > q->size || !token)
+		return -EINVAL;                 /* no chain longer than the queue (2.6.5.3.1) */
+	if (q->num_free < ring_descs)
+		return -ENOSPC;
 	return 0;
+}
+
+/*
+ * Write bufs[0..n) as one chain into table from first on, each linked to
+ * next[] of its own (the ring's free list) or, without next, to the one
+ * after it (an indirect table); the last descriptor's index.
+ */
+static u16 write_chain(volatile struct virtq_desc *table, u16 first, const u16 *next,
+		       const struct virtq_buf *bufs, u32 n)
+{
+	u16 d = first;
+
+	for (u32 i = 0; ; i++) {
+		bool more = i + 1 < n;
+		u16 after = next ? next[d] : (u16)(d + 1);
+		table[d].addr = bufs[i].addr;
+		table[d].len = bufs[i].len;
+		table[d].flags = (u16)((bufs[i].write ? VIRTQ_DESC_F_WRITE : 0) |
+				       (more ? VIRTQ_DESC_F_NEXT : 0));
+		table[d].next = more ? after : 0;
+		if (!more)
+			return d;
+		d = after;
+	}
+}
+
+int virtq_add(struct virtq_ring *q, const struct virtq_buf *bufs, u32 n, void *token)
+{
+	int err = refuse(q, n, n, token);
+	if (err)
+		return err;
+	u16 head = q->free_head;
+	publish(q, head, write_chain(q->desc, head, q->next, bufs, n), n, token);
+	return 0;
+}
+
+int virtq_add_indirect(struct virtq_ring *q, const struct virtq_buf *bufs, u32 n, void *token,
+		       volatile struct virtq_desc *table, u64 table_addr)
+{
+	int err = refuse(q, n, 1, token);
+	if (err)
+		return err;
+	write_chain(table, 0, NULL, bufs, n);
+	u16 head = q->free_head;
+	q->desc[head].addr = table_addr;
+	q->desc[head].len = n * (u32)sizeof(struct virtq_desc);
+	q->desc[head].flags = VIRTQ_DESC_F_INDIRECT;   /* never with NEXT (2.6.5.3.1) */
+	q->desc[head].next = 0;
+	publish(q, head, head, 1, token);
+	return 0;
+}
+
+bool virtq_kick_prepare(struct virtq_ring *q)
+{
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);        /* avail->idx out before used->flags in */
+	bool added = q->added != 0;
+	q->added = 0;
+	if (!added)
+		return false;
+	if (__atomic_load_n(&q->used[0], __ATOMIC_RELAXED) & VIRTQ_USED_F_NO_NOTIFY) {
+		q->kicks_suppressed++;
+		return false;
+	}
+	q->kicks++;
+	return true;
 }
 
 static void *broken(struct virtq_ring *q, const char *why)

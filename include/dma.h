@@ -39,14 +39,27 @@ struct dma_stats {
 	u64 waits;              /* dma_map_single_wait() waits for a full pool */
 };
 
+/*
+ * A device's counters are kept per CPU (CPU n counts in slot n mod
+ * DMA_STAT_SLOTS, a cache line each), so CPUs mapping for one device at
+ * once do not pass one line around; dma_device_stats() adds them up.
+ */
+#define DMA_STAT_SLOTS 8
+struct dma_stats_slot {
+	struct dma_stats s;
+} __attribute__((aligned(64)));
+
 struct device {
 	const char *name;
 	u64 dma_mask;           /* highest address streaming DMA may use */
 	u64 coherent_dma_mask;  /* the same for dma_alloc_coherent() */
 	int node;               /* where its memory should come from (NODE_ANY: anywhere) */
 	bool dma_map_unreachable;       /* test option, see above */
-	struct dma_stats stats;
+	struct dma_stats_slot stats[DMA_STAT_SLOTS];
 };
+
+/* dev's counters, added up over its slots. */
+struct dma_stats dma_device_stats(const struct device *dev);
 
 /* Can a device with this mask reach all of [addr, addr + size)? (size 0: no) */
 static inline bool dma_reachable(u64 mask, dma_addr_t addr, u64 size)

@@ -27,7 +27,20 @@ extern u64 ap_trampoline_phys;
 /* Fill the boot allocator from the memory map and the NUMA layout. */
 void bootmem_setup(const struct memmap *map, const struct boot_info *bi);
 
-/* Hand all remaining memory to the page allocator, start kmalloc. */
+/*
+ * Hand all remaining memory to the page allocator (the first MM_EAGER_PAGES
+ * of each zone initialised now, the rest deferred unless mm.deferred=off),
+ * give the boot CPU its per-CPU page lists, start kmalloc.
+ */
 void mm_init(void);
+
+/* Once the CPUs are online: a pgdatinit thread per node with deferred pages. */
+void mm_start_deferred_init(void);
+
+/* Sleep until every pgdatinit thread is done (at once if none runs). */
+void mm_wait_deferred_init(void);
+
+/* Every online CPU gives its per-CPU page lists back to the zones (waits). */
+void mm_drain_pcp_all(void);
 
 #endif

@@ -4,10 +4,13 @@
  *
  * At boot (swiotlb_init(), between the boot allocator and the page
  * allocator) the pool is placed by policy, swiotlb= (see swiotlb_pool.h),
- * and its size is swiotlb.size= (64M). It prints its fact line (docs/interface.md),
+ * and its size is swiotlb.size= (64M); swiotlb=pernode places one such pool
+ * on every node with room below 4 GiB. Each pool is split into areas with
+ * a lock each (swiotlb.areas=, default one per CPU, see swiotlb_pool.h).
+ * It prints a fact line per pool (docs/interface.md),
  *
- *   swiotlb: policy=scan base=0xbc000000 end=0xc0000000 size=64M node=1
- *   swiotlb: policy=node0 failed: node 0 has no memory
+ *   swiotlb: policy=rc5 base=0x4f5000 end=0x44f5000 size=64M node=1
+ *   swiotlb: policy=node0 failed: no node has room
  *
  * A mapping takes a run of slots and remembers the original buffer and its
  * size; data is copied into the slot at map for every direction (so a
@@ -37,15 +40,28 @@ struct swiotlb_stats {
 	u64 too_large;          /* mappings refused: larger than SWIOTLB_MAX_MAPPING */
 	u64 bad_unmaps;         /* unmaps refused: the address was no mapping (or being unmapped) */
 	u64 overflows;          /* unmaps and syncs asking for more than was mapped (clamped) */
-	u32 slabs, peak_slabs;  /* the pool's slabs, and most ever in use */
-	u32 used_slabs;
+	u32 slabs, used_slabs;  /* every pool's slabs, and those in use */
+	u32 peak_slabs;         /* the areas' peaks added up: at least the most ever in use at once */
+};
+
+struct swiotlb_pool_info {
+	u64 base, end;
+	int node;
+	u32 nareas, slabs, used_slabs;
 };
 
 /* Place the pool (bootmem) and print the fact line. Before mm_init(). */
 void swiotlb_init(void);
 
-/* The pool: true if there is one, with its [base, end) and node. */
+/*
+ * The pool: true if there is one, with its [base, end) and node (with
+ * pernode, the first: the boot CPU's node's, or the nearest to it).
+ */
 bool swiotlb_pool_range(u64 *base, u64 *end, int *node);
+u32 swiotlb_pools(void);                /* how many pools (0: none) */
+bool swiotlb_pool_info(u32 i, struct swiotlb_pool_info *out);
+bool swiotlb_reachable(u64 mask);       /* does some pool lie within mask? */
+int swiotlb_area_of(u64 addr);          /* the area of its pool addr lies in; -1: no pool's */
 enum swiotlb_policy swiotlb_policy(void);
 const char *swiotlb_policy_name(enum swiotlb_policy p);
 bool swiotlb_force(void);               /* swiotlb=force: bounce everything */
@@ -64,8 +80,14 @@ bool is_swiotlb_buffer(u64 addr);
  */
 u64 swiotlb_map(u64 orig, u64 size, enum dma_data_direction dir);
 
-/* swiotlb_map(); on a refusal, *full says whether the pool was full (worth a wait). */
-u64 swiotlb_map_why(u64 orig, u64 size, enum dma_data_direction dir, bool *full);
+/*
+ * swiotlb_map() for a device on node (NODE_ANY: this CPU's) that reaches up
+ * to mask: its own node's pool first, then the nearest by SLIT, each only
+ * if it lies within mask; in each pool, this CPU's area first. On a
+ * refusal, *full says whether the pools were full (worth a wait).
+ */
+u64 swiotlb_map_for(u64 orig, u64 size, enum dma_data_direction dir, int node, u64 mask,
+		    bool *full);
 
 /*
  * Undo a mapping; copy back for FROM_DEVICE and BIDIRECTIONAL, never more

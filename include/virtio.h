@@ -16,8 +16,9 @@
  *
  * Every address the device sees comes from the DMA API with the device's
  * masks (the rings from dma_alloc_coherent, buffers from dma_map_single);
- * QEMU would accept any address, so virtqueue_kick() checks every one
- * against the mask and refuses, loudly, to hand over one beyond it.
+ * QEMU would accept any address, so virtqueue_add() checks every one (and
+ * an indirect table's own) against the mask and refuses, loudly, to hand
+ * over one beyond it.
  */
 #ifndef VIRTIO_H
 #define VIRTIO_H
@@ -28,6 +29,7 @@
 #include "virtqueue.h"
 #include "types.h"
 
+#define VIRTIO_F_INDIRECT_DESC  28     /* descriptors may point at tables of descriptors */
 #define VIRTIO_F_VERSION_1      32
 #define VIRTIO_F_ACCESS_PLATFORM 33     /* the device's DMA goes through the platform (an IOMMU, SEV/TDX) */
 #define VIRTIO_STATUS_NEEDS_RESET 0x40  /* the device went wrong and asks for a reset */
@@ -49,6 +51,7 @@ struct virtio_dev {
 	volatile u8 *common, *isr, *device_cfg, *notify_base;
 	u32 notify_mult;
 	u32 notify_len;                 /* the notify capability's length: doorbells must lie inside */
+	u64 offered;                    /* what the device offered */
 	u64 features;                   /* negotiated */
 	int vector;                     /* MSI-X vector for queue 0; -1: polling */
 };
@@ -81,6 +84,19 @@ u8 virtio_config_generation(struct virtio_dev *vd);
  */
 int virtqueue_add(struct virtio_dev *vd, struct virtq *vq, const struct virtq_buf *bufs, u32 n,
 		  void *token);
-void virtqueue_kick(struct virtio_dev *vd, struct virtq *vq);
+
+/*
+ * The same through an indirect table of n descriptors at table (bus
+ * address table_dma), which must stay the caller's until the chain comes
+ * back; only with VIRTIO_F_INDIRECT_DESC negotiated (-EINVAL without).
+ */
+int virtqueue_add_indirect(struct virtio_dev *vd, struct virtq *vq, const struct virtq_buf *bufs,
+			   u32 n, void *token, volatile struct virtq_desc *table, dma_addr_t table_dma);
+
+/*
+ * Once after a batch of adds, under vq->lock: notify the device unless it
+ * said it needs no notification (virtq_kick_prepare()); true if it was.
+ */
+bool virtqueue_kick(struct virtio_dev *vd, struct virtq *vq);
 
 #endif

@@ -3,11 +3,13 @@
  * transport, with 32-bit DMA: every buffer goes through the DMA API, so a
  * buffer above 4 GiB is bounced through the swiotlb.
  *
- * A request is three descriptors: a header the device reads ({type,
- * reserved, sector}), the data (the device writes it for a read), and a
- * status byte the device writes (0 OK, 1 I/O error, 2 unsupported).
- * Requests complete by MSI-X interrupt, or by polling when there is none;
- * several may be in flight from several CPUs.
+ * A request is three buffers: a header the device reads ({type, reserved,
+ * sector}), the data (the device writes it for a read), and a status byte
+ * the device writes (0 OK, 1 I/O error, 2 unsupported). With indirect
+ * descriptors they take one descriptor of the ring (the queue's size in
+ * requests in flight), else three. Requests complete by MSI-X interrupt,
+ * or by polling when there is none; several may be in flight from several
+ * CPUs, and a caller may submit many at once with one notification.
  */
 #ifndef VIRTIO_BLK_H
 #define VIRTIO_BLK_H
@@ -28,7 +30,8 @@ struct virtio_blk_req {
 	struct completion completion;
 	/* the driver's */
 	dma_addr_t data_dma;
-	u16 slot;               /* which header/status pair */
+	u16 slot;               /* which header/status/table */
+	u16 ring_descs;         /* ring descriptors it took: 1 through its table, else 2 or 3 */
 };
 
 #define VIRTIO_BLK_T_IN    0
@@ -37,6 +40,9 @@ struct virtio_blk_req {
 
 struct virtio_blk_stats {
 	u64 requests, bytes, bounced_bytes, interrupts;
+	u64 indirect;           /* requests that went through an indirect table */
+	u64 batches, notifies;  /* submissions that queued something; doorbell writes (fewer: NO_NOTIFY) */
+	u64 max_in_flight;      /* the most requests the ring has held at once */
 	u64 resets;             /* the device was reset: it lied, stuck, or asked to be */
 };
 
@@ -44,6 +50,7 @@ struct virtio_blk_stats {
 struct virtio_blk_faults {
 	bool no_kick;           /* requests are queued but the device is never told */
 	u64 timeout_ns;         /* how long a request may take before a reset (0: 5 s) */
+	bool no_indirect_tables;        /* no table to be had: every request is a direct chain */
 };
 
 struct virtio_blk;
@@ -57,6 +64,8 @@ const char *virtio_blk_probe_failure(void);
 u64 virtio_blk_capacity(struct virtio_blk *vb);         /* in 512-byte sectors */
 u16 virtio_blk_queue_size(struct virtio_blk *vb);
 bool virtio_blk_has_irq(struct virtio_blk *vb);        /* MSI-X, and not polling */
+bool virtio_blk_indirect(struct virtio_blk *vb);       /* VIRTIO_F_INDIRECT_DESC in use */
+bool virtio_blk_indirect_offered(struct virtio_blk *vb);       /* the device offers it */
 
 /*
  * Polling mode: the device is asked not to interrupt and waiters reap
@@ -74,6 +83,17 @@ void virtio_blk_get_stats(struct virtio_blk *vb, struct virtio_blk_stats *out);
  */
 int virtio_blk_submit(struct virtio_blk *vb, struct virtio_blk_req *req);
 int virtio_blk_wait(struct virtio_blk *vb, struct virtio_blk_req *req);
+
+/*
+ * Submit reqs[0..n) in order with one notification of the device after
+ * the last: how many went (a prefix). When fewer than n did, *err (if not
+ * NULL) says why the next did not: -ENOSPC (the queue is full: wait for
+ * some and submit the rest), or an error of virtio_blk_submit(); else 0.
+ * Each request that went is then waited for with virtio_blk_wait(), or
+ * all with virtio_blk_wait_batch(): 0, or the first request's error.
+ */
+u32 virtio_blk_submit_batch(struct virtio_blk *vb, struct virtio_blk_req *reqs, u32 n, int *err);
+int virtio_blk_wait_batch(struct virtio_blk *vb, struct virtio_blk_req *reqs, u32 n);
 
 /* Submit and wait. */
 int virtio_blk_read(struct virtio_blk *vb, u64 sector, void *buf, u32 len);

@@ -16,6 +16,20 @@
  * anything else breaks the queue: virtq_get_used() and virtq_add() then
  * refuse all work, and the driver must reset the device.
  *
+ * Indirect descriptors (virtio 1.1, 2.6.5.3; 1.2, 2.7.5.3; Linux since Mark
+ * McLoughlin's "virtio: indirect ring entries", 2009): with
+ * VIRTIO_F_INDIRECT_DESC negotiated, virtq_add_indirect() writes a chain into
+ * a table the caller owns (DMA-reachable memory, like the rings) and puts
+ * one descriptor in the ring pointing at it, flags INDIRECT and nothing
+ * else: a three-buffer block request takes one ring descriptor instead of
+ * three. To the driver's own record it is a chain of length 1.
+ *
+ * Notifications (2.6.13.4, 2.6.10): virtq_add() publishes each chain at
+ * once (the device may start on it) but never notifies; the caller kicks
+ * once after a batch, and virtq_kick_prepare() says whether the device
+ * wants that kick (it sets VIRTQ_USED_F_NO_NOTIFY while it is processing
+ * the queue anyway). EVENT_IDX is not negotiated.
+ *
  * Invariants (checked by virtq_check()):
  *   - the free descriptors form a list from free_head through next[], num_free long;
  *   - chain_len[h] > 0 exactly for the heads h of chains in flight, and
@@ -33,7 +47,9 @@
 #define VIRTQ_MAX            256        /* descriptors per queue, at most */
 #define VIRTQ_DESC_F_NEXT    1
 #define VIRTQ_DESC_F_WRITE   2
+#define VIRTQ_DESC_F_INDIRECT 4        /* addr, len: a table of descriptors */
 #define VIRTQ_AVAIL_F_NO_INTERRUPT 1
+#define VIRTQ_USED_F_NO_NOTIFY 1        /* the device: do not kick me */
 
 struct virtq_desc {
 	u64 addr;
@@ -63,6 +79,9 @@ struct virtq_ring {
 	u16 last_used;                  /* used entries taken so far */
 	u16 avail_idx;                  /* chains made available so far */
 	u16 in_flight;                  /* chains the device holds */
+	u32 added;                      /* chains made available since the last kick_prepare */
+	u16 max_in_flight;              /* the most in_flight has been since virtq_init() */
+	u64 kicks, kicks_suppressed;    /* virtq_kick_prepare()'s answers: kick, NO_NOTIFY */
 	const char *broken;             /* why the device broke the queue, or NULL */
 	/* the driver's own copy: never written by the device */
 	u16 next[VIRTQ_MAX];            /* free list, and each chain's links */
@@ -86,6 +105,24 @@ u64 virtq_used_offset(u16 size);
  * if the queue is broken. The caller kicks the device after.
  */
 int virtq_add(struct virtq_ring *q, const struct virtq_buf *bufs, u32 n, void *token);
+
+/*
+ * The same chain through an indirect table: the n buffers are written to
+ * table[0..n) (at bus address table_addr, n * 16 bytes), and one ring
+ * descriptor (flags INDIRECT) points at it. Only when the device offered
+ * VIRTIO_F_INDIRECT_DESC; the table must stay untouched until the chain
+ * comes back from virtq_get_used(). Results as virtq_add().
+ */
+int virtq_add_indirect(struct virtq_ring *q, const struct virtq_buf *bufs, u32 n, void *token,
+		       volatile struct virtq_desc *table, u64 table_addr);
+
+/*
+ * After adding a batch: true if the device is to be notified, false if it
+ * said it needs no kick (VIRTQ_USED_F_NO_NOTIFY) or nothing was added. The
+ * full barrier between the published avail index and reading used->flags
+ * is here (2.6.13.4.1); counted in kicks and kicks_suppressed.
+ */
+bool virtq_kick_prepare(struct virtq_ring *q);
 
 /*
  * The token of the next chain the device gave back, with the length it

@@ -19,6 +19,7 @@
 #include "errno.h"
 #include "page_alloc.h"
 #include "param.h"
+#include "percpu.h"
 #include "printk.h"
 #include "time.h"
 #include "vm.h"
@@ -39,9 +40,27 @@ static bool linear(const void *va)
 	return v >= KERNEL_VMA || (v >= PAGE_OFFSET && v < STACK_AREA);
 }
 
+/* Count one event in this CPU's slot of dev's counters. */
+#define COUNT(dev, field) \
+	__atomic_fetch_add(&(dev)->stats[smp_processor_id() % DMA_STAT_SLOTS].s.field, 1, __ATOMIC_RELAXED)
+
+struct dma_stats dma_device_stats(const struct device *dev)
+{
+	struct dma_stats sum = { 0 };
+
+	for (u32 i = 0; i < DMA_STAT_SLOTS; i++) {
+		const struct dma_stats *s = &dev->stats[i].s;
+		sum.mappings += __atomic_load_n(&s->mappings, __ATOMIC_RELAXED);
+		sum.bounces += __atomic_load_n(&s->bounces, __ATOMIC_RELAXED);
+		sum.errors += __atomic_load_n(&s->errors, __ATOMIC_RELAXED);
+		sum.waits += __atomic_load_n(&s->waits, __ATOMIC_RELAXED);
+	}
+	return sum;
+}
+
 static dma_addr_t refuse(struct device *dev)
 {
-	__atomic_fetch_add(&dev->stats.errors, 1, __ATOMIC_RELAXED);
+	COUNT(dev, errors);
 	return DMA_MAPPING_ERROR;
 }
 
@@ -58,7 +77,7 @@ static dma_addr_t map_one(struct device *dev, void *cpu_addr, u64 size, enum dma
 	u64 pa = virt_to_phys(cpu_addr);
 
 	if (!swiotlb_force() && dma_reachable(dev->dma_mask, pa, size)) {
-		__atomic_fetch_add(&dev->stats.mappings, 1, __ATOMIC_RELAXED);
+		COUNT(dev, mappings);
 		return pa;
 	}
 
@@ -70,7 +89,7 @@ static dma_addr_t map_one(struct device *dev, void *cpu_addr, u64 size, enum dma
 		       swiotlb_policy_name(swiotlb_policy()));
 		return refuse(dev);
 	}
-	if (!dma_reachable(dev->dma_mask, base, end - base) && !dev->dma_map_unreachable) {
+	if (!swiotlb_reachable(dev->dma_mask) && !dev->dma_map_unreachable) {
 		if (unreachable_panics)
 			panic("map_single: bounce buffer is not DMA'ble (%s, pool 0x%llx-0x%llx, mask "
 			      "0x%llx)", dev->name, base, end, dev->dma_mask);
@@ -80,13 +99,14 @@ static dma_addr_t map_one(struct device *dev, void *cpu_addr, u64 size, enum dma
 		return refuse(dev);
 	}
 	bool full;
-	u64 bounce = swiotlb_map_why(pa, size, dir, &full);
+	u64 bounce = swiotlb_map_for(pa, size, dir, dev->node,
+				     dev->dma_map_unreachable ? ~0ULL : dev->dma_mask, &full);
 	if (bounce == SWIOTLB_NO_MAPPING) {
 		*err = full ? -ENOSPC : -ENOMEM;
 		return refuse(dev);
 	}
-	__atomic_fetch_add(&dev->stats.mappings, 1, __ATOMIC_RELAXED);
-	__atomic_fetch_add(&dev->stats.bounces, 1, __ATOMIC_RELAXED);
+	COUNT(dev, mappings);
+	COUNT(dev, bounces);
 	return bounce;
 }
 
@@ -117,7 +137,7 @@ dma_addr_t dma_map_single_wait(struct device *dev, void *cpu_addr, u64 size,
 		u64 now = ktime_ns();
 		if (err != -ENOSPC || now >= deadline)
 			return DMA_MAPPING_ERROR;
-		__atomic_fetch_add(&dev->stats.waits, 1, __ATOMIC_RELAXED);
+		COUNT(dev, waits);
 		swiotlb_wait_for_room(room, deadline - now);
 	}
 }

@@ -14,7 +14,8 @@
  *   each slab cache's objects     every object freed (a cache the suite
  *                                 made must be empty or destroyed)
  *   device interrupt vectors      every vector allocated given back
- *   each node's free pages        every page back, counting the pages the
+ *   each node's free pages        every page back (every CPU's per-CPU page
+ *                                 lists drained first), counting the pages the
  *                                 vm keeps for good (freed stacks stay mapped
  *                                 for the next thread; page tables stay)
  *
@@ -23,6 +24,7 @@
  * take or give back any of these after it ends.
  */
 #include "ktest.h"
+#include "mm.h"
 #include "numa.h"
 #include "page_alloc.h"
 #include "percpu.h"
@@ -62,7 +64,8 @@ static void take(struct resources *r)
 	struct swiotlb_stats st;
 
 	rcu_barrier();
-	slab_drain_all();
+	slab_drain_all();       /* first: a drained magazine may give slabs' pages back */
+	mm_drain_pcp_all();     /* pages on per-CPU lists back in the zones: the counts are exact */
 	swiotlb_get_stats(&st);
 	r->swiotlb_slabs = st.used_slabs;
 	r->open_files = vfs_open_files();

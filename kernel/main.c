@@ -9,8 +9,10 @@
  *     -> memory map (sanitized) -> page tables -> framebuffer console
  *     -> ACPI tables -> NUMA nodes -> boot allocator -> swiotlb pool -> page allocator, slab
  *     -> local APIC, I/O APIC -> clocks -> scheduler -> tick -> other CPUs
+ *     -> deferred memory init (a thread per node, in the background)
  *     -> PCI, drivers (virtio-blk, edu, xHCI and a USB keyboard)
- *     -> facts -> tests (test=) -> exit, or (no debug-exit device) halt
+ *     -> facts -> wait for deferred memory init
+ *     -> tests (test=) -> exit, or (no debug-exit device) halt
  *     -> the lab (lab/: story, storm, torture, benchmarks)
  *     -> exit, or the lab's shell, or halt
  *
@@ -185,8 +187,23 @@ static void __noreturn tests_done_halt(void)
 
 extern char df_stack_top[], nmi_stack_top[];
 
+/*
+ * "boot: N cpus online after M ms": from kernel_main()'s first instruction
+ * (this TSC reading) to the last CPU online. ktime_ns() starts later, after
+ * time_init()'s 10 ms early PIT measurement, so printk's stamps undercount.
+ */
+static void report_boot_time(u64 entry_tsc)
+{
+	u64 cycles = rdtsc() - entry_tsc;
+
+	pr_info("boot: %u cpus online after %llu ms\n", nr_cpus_online,
+		tsc_khz ? cycles / tsc_khz : 0);
+}
+
 void kernel_main(u64 magic, u64 info_phys)
 {
+	u64 entry_tsc = rdtsc();
+
 	percpu_init(0, 0, 0);   /* first: this_cpu() must work before anything uses it */
 	serial_init();
 	banner();
@@ -229,6 +246,8 @@ void kernel_main(u64 magic, u64 info_phys)
 	timer_init_cpu();
 	sti();
 	smp_boot();
+	report_boot_time(entry_tsc);
+	mm_start_deferred_init();       /* the rest of memory, a thread per node */
 	softirq_init();
 	irqoff_start();
 	pci_init();
@@ -237,6 +256,7 @@ void kernel_main(u64 magic, u64 info_phys)
 	xhci_init();
 	usb_kbd_init();
 	print_facts();
+	mm_wait_deferred_init();        /* the tests and the lab count all of memory */
 
 	int failures = 0;
 	ktest_set_leak_check(&ktest_leaks);     /* for test= and the shell's test command */

@@ -5,14 +5,23 @@
  * turn, one at a time because they share the trampoline page:
  *
  *   BSP                                        AP (CPU n)
- *   stacks for n on n's node (kernel, #DF, NMI)
+ *   stacks for n on n's node (kernel, #DF, NMI),
+ *   n's per-CPU page lists (page_alloc_cpu_init)
  *   copy boot/trampoline.asm to the page below
  *   1 MiB, fill its parameter block
- *   INIT, 10 ms, STARTUP, 200 us               (halted, waiting for a STARTUP IPI)
+ *   INIT, [10 ms], STARTUP, 200 us             (halted, waiting for a STARTUP IPI)
  *   [second STARTUP if it has not started]     real mode -> protected -> long mode
  *   wait, at most AP_ONLINE_TIMEOUT_MS         ap_main(n): per-CPU area, GDT/TSS,
  *     for percpu[n].online                       IDT, kernel CR3, local APIC, tick,
  *                                                online -> sched_ap_enter()
+ *
+ * The 10 ms after INIT is the MP specification's (B.4.1) for the 82489DX
+ * era. Linux skips it on "modern" CPUs (arch/x86/kernel/smpboot.c,
+ * smp_quirk_init_udelay(): Intel family 6, AMD family 0xF and later);
+ * testbed does the same, for Intel family >= 6 (where Linux says == 6),
+ * AMD family >= 0xF and any CPU under a hypervisor (QEMU's TCG has no INIT
+ * latency to wait out). smp.init_delay=on puts the 10 ms back (off: never
+ * waits).
  *
  * A CPU that does not come online in time is reported, parked with another
  * INIT (so it cannot wake up later and run the trampoline meant for the
@@ -50,6 +59,7 @@
  */
 #include "smp.h"
 #include "apic.h"
+#include "cmdline.h"
 #include "cpu.h"
 #include "kstring.h"
 #include "mm.h"
@@ -72,6 +82,10 @@
 #define SIPI_VECTOR_RESERVED   0xa0     /* STARTUP vectors 0xa0-0xbf are reserved */
 #define EFER_LME               (1UL << 8)
 #define NO_CPU                 (~0u)
+
+/* smp.init_delay=auto|on|off: the 10 ms after INIT; auto: only on CPUs older than Linux's "modern". */
+static int init_delay_choice;
+PARAM_CHOICE("smp.init_delay", init_delay_choice, "auto", "on", "off");
 
 /* --- bring-up ------------------------------------------------------------- */
 
@@ -216,8 +230,18 @@ static bool wait_online(u32 cpu, u64 timeout_ms)
 	return true;
 }
 
+/* Whether INIT needs its 10 ms (see the top of the file). */
+static bool init_delay_needed(void)
+{
+	bool modern = (!strcmp(cpu_info.vendor, "GenuineIntel") && cpu_info.family >= 6) ||
+		      (!strcmp(cpu_info.vendor, "AuthenticAMD") && cpu_info.family >= 0xf) ||
+		      cpu_info.hypervisor;
+
+	return init_delay_choice == 1 || (init_delay_choice == 0 && !modern);
+}
+
 /* INIT, STARTUP, [STARTUP], wait. True if cpu came online. */
-static bool start_cpu(u32 cpu)
+static bool start_cpu(u32 cpu, bool init_delay)
 {
 	u32 apic_id = numa.cpu_apic_id[cpu];
 	u8 vector = (u8)(ap_trampoline_phys >> 12);
@@ -227,11 +251,13 @@ static bool start_cpu(u32 cpu)
 		pr_err("smp: no memory for CPU %u's stacks; skipped\n", cpu);
 		return false;
 	}
+	page_alloc_cpu_init(cpu, (int)numa.cpu_node[cpu]);     /* without: its pages come from the zones */
 	struct trampoline_params *params = prepare_trampoline(cpu);
 
 	fence_before_ipi();
 	apic_send_init(apic_id);
-	udelay(AP_INIT_WAIT_US);
+	if (init_delay)
+		udelay(AP_INIT_WAIT_US);
 	apic_send_sipi(apic_id, vector);
 	udelay(AP_SIPI_WAIT_US);
 	bool second_sipi = !params->started;
@@ -331,6 +357,8 @@ void smp_boot(void)
 		if (!build_ap_tables(ap_trampoline_phys)) {
 			pr_err("smp: no memory below 4 GiB for the APs' page tables; other CPUs not started\n");
 		} else {
+			bool init_delay = init_delay_needed();
+
 			for (u32 cpu = 1; cpu < nr_cpus; cpu++) {
 				if (numa.cpu_apic_id[cpu] == bsp_apic_id)
 					continue;       /* never INIT ourselves: warned above */
@@ -340,7 +368,7 @@ void smp_boot(void)
 					       cpu, numa.cpu_apic_id[cpu]);
 					continue;
 				}
-				start_cpu(cpu);
+				start_cpu(cpu, init_delay);
 			}
 			free_ap_tables();
 		}

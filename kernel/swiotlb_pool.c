@@ -2,13 +2,17 @@
  * swiotlb_pool.c - the bounce-buffer slot allocator (see swiotlb_pool.h
  * for the picture and the invariants).
  *
- * Allocation scans from s->next in steps of the alignment, wrapping once
- * around the pool, for a slab whose free count covers the run; it zeroes
- * the run's counts, then renumbers the free slabs just before it in the
- * same segment, which now end at the run. Freeing writes the counts back,
- * continuing those of the free slabs just after the run (within the
- * segment), and renumbers the free slabs before it the same way: runs
- * merge by arithmetic, not by lists.
+ * Allocation tries the areas from the one it is given, in turn. Inside an
+ * area it first compares the area's free count with the run, once at a
+ * glance without the lock (a full pool refuses without taking one) and
+ * again under it (no search when the run cannot fit), then scans from the area's
+ * index in steps of the alignment, wrapping once around the area, for a
+ * slab whose free count covers the run; it zeroes the run's counts, then
+ * renumbers the free slabs just before it in the same segment, which now
+ * end at the run. Freeing writes the counts back, continuing those of the
+ * free slabs just after the run (within the segment), and renumbers the
+ * free slabs before it the same way: runs merge by arithmetic, not by
+ * lists.
  */
 #include "swiotlb_pool.h"
 
@@ -52,6 +56,13 @@ const struct swiotlb_policy_info swiotlb_policies[SWIOTLB_NR_POLICIES] = {
 		.name = "nearest",
 		.history = "testbed's own: the boot CPU's node, then the others by SLIT distance, "
 			   "below 4 GiB",
+		.walk = SWIOTLB_WALK_NEAREST,
+		.limit = DMA32_LIMIT,
+	},
+	[SWIOTLB_PERNODE] = {
+		.name = "pernode",
+		.history = "testbed's own: a pool on every node with room below 4 GiB, each device "
+			   "mapping from its node's or the nearest (no Linux has per-node pools)",
 		.walk = SWIOTLB_WALK_NEAREST,
 		.limit = DMA32_LIMIT,
 	},
@@ -138,6 +149,42 @@ bool swiotlb_place(struct bootmem *bm, u32 nr_nodes, const u8 distance[MAX_NODES
 	return false;
 }
 
+u32 swiotlb_place_per_node(struct bootmem *bm, u32 nr_nodes, const u8 distance[MAX_NODES][MAX_NODES],
+			   u32 boot_node, u64 size, struct swiotlb_placement out[MAX_NODES])
+{
+	u32 order[MAX_NODES], n = scan_order(nr_nodes, distance, boot_node, order), placed = 0;
+
+	out[0] = (struct swiotlb_placement){ .size = size, .node = -1,
+					     .failed = "no node has room below 4 GiB" };
+	for (u32 i = 0; i < n; i++) {
+		u64 pa = bootmem_alloc(bm, size, 4096, (int)order[i], DMA32_LIMIT);
+		if (pa)
+			out[placed++] = (struct swiotlb_placement){ .base = pa, .size = size,
+								    .node = (int)order[i] };
+	}
+	return placed;
+}
+
+u32 swiotlb_pool_order(u32 nr_nodes, const u8 distance[MAX_NODES][MAX_NODES], int node,
+		       u32 boot_node, const int pool_node[], u32 npools, u8 order[MAX_NODES])
+{
+	u32 nodes[MAX_NODES], from = node >= 0 && (u32)node < nr_nodes ? (u32)node : boot_node;
+	u32 n = scan_order(nr_nodes, distance, from, nodes), k = 0;
+
+	for (u32 i = 0; i < n; i++)
+		for (u32 p = 0; p < npools; p++)
+			if (pool_node[p] == (int)nodes[i])
+				order[k++] = (u8)p;
+	for (u32 p = 0; p < npools && k < npools; p++) {        /* a pool on no listed node: last */
+		bool listed = false;
+		for (u32 j = 0; j < k; j++)
+			listed |= order[j] == p;
+		if (!listed)
+			order[k++] = (u8)p;
+	}
+	return k;
+}
+
 static u32 segment_end(u32 i)
 {
 	return (i / SWIOTLB_SEGSIZE + 1) * SWIOTLB_SEGSIZE;
@@ -148,21 +195,43 @@ static bool segment_start(u32 i)
 	return i % SWIOTLB_SEGSIZE == 0;
 }
 
-u64 swiotlb_slots_array_bytes(u32 nslabs)
+u32 swiotlb_nareas(u32 want, u32 nslabs)
 {
-	return (u64)nslabs * (sizeof(u64) + 3 * sizeof(u32));
+	u32 n = 1;
+
+	while (n < want && n < SWIOTLB_MAX_AREAS)
+		n <<= 1;
+	while (n > 1 && nslabs / SWIOTLB_SEGSIZE < n)
+		n >>= 1;
+	return n;
 }
 
-u32 swiotlb_slots_init(struct swiotlb_slots *s, u32 nslabs, void *mem)
+/* The areas come first in the block (their cache lines want its 64-byte alignment), then the arrays. */
+u64 swiotlb_slots_array_bytes(u32 nslabs, u32 nareas)
+{
+	return (u64)nareas * sizeof(struct swiotlb_area) +
+	       (u64)nslabs * (sizeof(u64) + 3 * sizeof(u32));
+}
+
+u32 swiotlb_slots_init(struct swiotlb_slots *s, u32 nslabs, u32 nareas, void *mem)
 {
 	nslabs -= nslabs % SWIOTLB_SEGSIZE;
 	*s = (struct swiotlb_slots){ .nslabs = nslabs };
 	if (!nslabs)
 		return 0;
-	s->orig = mem;                          /* u64s first: mem's alignment suits them */
+	s->nareas = swiotlb_nareas(nareas, nslabs);
+	s->areas = mem;
+	s->orig = (u64 *)(s->areas + s->nareas);
 	s->free = (u32 *)(s->orig + nslabs);
 	s->nslabs_at = s->free + nslabs;
 	s->bytes_at = s->nslabs_at + nslabs;
+	u32 per_area = nslabs / SWIOTLB_SEGSIZE / s->nareas * SWIOTLB_SEGSIZE;
+	for (u32 a = 0; a < s->nareas; a++) {
+		struct swiotlb_area *area = &s->areas[a];
+		*area = (struct swiotlb_area){ .first = a * per_area, .index = a * per_area };
+		area->nslabs = a + 1 < s->nareas ? per_area : nslabs - area->first;  /* the last: the rest */
+		spin_lock_init(&area->lock, "swiotlb area");
+	}
 	for (u32 i = 0; i < nslabs; i++) {
 		s->free[i] = segment_end(i) - i;
 		s->nslabs_at[i] = 0;
@@ -170,6 +239,14 @@ u32 swiotlb_slots_init(struct swiotlb_slots *s, u32 nslabs, void *mem)
 		s->orig[i] = 0;
 	}
 	return nslabs;
+}
+
+u32 swiotlb_slots_area_of(const struct swiotlb_slots *s, u32 slab)
+{
+	u32 per_area = s->areas[0].nslabs;
+	u32 a = slab / per_area;
+
+	return a < s->nareas ? a : s->nareas - 1;
 }
 
 /* The free slabs just before slab i (same segment) now end at i: renumber them. */
@@ -181,18 +258,20 @@ static void renumber_before(struct swiotlb_slots *s, u32 i, u32 count)
 	}
 }
 
-s64 swiotlb_slots_alloc(struct swiotlb_slots *s, u64 size, u64 orig)
+/* A run of n slabs in one area, every stride-th slab a candidate; -1 if none fits. */
+static s64 area_alloc(struct swiotlb_slots *s, struct swiotlb_area *a, u32 n, u32 stride,
+		      u64 size, u64 orig)
 {
-	if (!s->nslabs || size == 0 || size > SWIOTLB_MAX_MAPPING)
-		return -1;
-	u32 n = (u32)((size + SWIOTLB_SLAB_SIZE - 1) >> SWIOTLB_SLAB_SHIFT);
-	u32 stride = size >= 4096 ? PAGE_SLABS : 1;
-	u32 start = s->next - s->next % stride;
+	if (a->nslabs - __atomic_load_n(&a->used, __ATOMIC_RELAXED) < n)
+		return -1;                      /* full, at a glance: not even the lock */
+	u64 flags = spin_lock_irqsave(&a->lock);
+	s64 found = -1;
 
-	if (s->nslabs - s->used < n)
-		return -1;                      /* full: no search needed to know */
-	for (u32 tried = 0; tried < s->nslabs; tried += stride) {
-		u32 i = (start + tried) % s->nslabs;
+	if (a->nslabs - a->used < n)
+		goto out;                       /* not enough free here: no search needed to know */
+	u32 start = a->index - a->index % stride - a->first;    /* areas start on a segment */
+	for (u32 tried = 0; tried < a->nslabs; tried += stride) {
+		u32 i = a->first + (start + tried) % a->nslabs;
 		if (s->free[i] < n)
 			continue;
 		for (u32 j = i; j < i + n; j++)
@@ -200,67 +279,154 @@ s64 swiotlb_slots_alloc(struct swiotlb_slots *s, u64 size, u64 orig)
 		renumber_before(s, i, 0);
 		s->nslabs_at[i] = n;
 		s->bytes_at[i] = (u32)size;
-		s->orig[i] = orig;
-		s->used += n;
-		if (s->used > s->peak)
-			s->peak = s->used;
-		s->next = (i + n) % s->nslabs;
-		return i;
+		__atomic_store_n(&s->orig[i], orig, __ATOMIC_RELEASE);
+		__atomic_store_n(&a->used, a->used + n, __ATOMIC_RELAXED);    /* read without the lock */
+		if (a->used > a->peak)
+			__atomic_store_n(&a->peak, a->used, __ATOMIC_RELAXED);
+		a->index = a->first + (i - a->first + n) % a->nslabs;
+		found = i;
+		break;
+	}
+out:
+	spin_unlock_irqrestore(&a->lock, flags);
+	return found;
+}
+
+s64 swiotlb_slots_alloc(struct swiotlb_slots *s, u32 start, u64 size, u64 orig)
+{
+	if (!s->nslabs || size == 0 || size > SWIOTLB_MAX_MAPPING)
+		return -1;
+	u32 n = (u32)((size + SWIOTLB_SLAB_SIZE - 1) >> SWIOTLB_SLAB_SHIFT);
+	u32 stride = size >= 4096 ? PAGE_SLABS : 1;
+	u32 first = start & (s->nareas - 1);
+
+	for (u32 k = 0; k < s->nareas; k++) {          /* first, first + 1, ... around */
+		s64 i = area_alloc(s, &s->areas[(first + k) & (s->nareas - 1)], n, stride, size, orig);
+		if (i >= 0)
+			return i;
 	}
 	return -1;
 }
 
+bool swiotlb_slots_lookup(const struct swiotlb_slots *s, u32 first, u64 *orig, u32 *bytes)
+{
+	if (first >= s->nslabs)
+		return false;
+	u64 o = __atomic_load_n(&s->orig[first], __ATOMIC_ACQUIRE);
+	if (o == SWIOTLB_BEING_UNMAPPED || !__atomic_load_n(&s->nslabs_at[first], __ATOMIC_ACQUIRE))
+		return false;
+	*orig = o;
+	*bytes = __atomic_load_n(&s->bytes_at[first], __ATOMIC_RELAXED);
+	return true;
+}
+
+bool swiotlb_slots_claim(struct swiotlb_slots *s, u32 first, u64 *orig, u32 *bytes)
+{
+	if (first >= s->nslabs)
+		return false;
+	u64 o = __atomic_load_n(&s->orig[first], __ATOMIC_ACQUIRE);
+	if (o == SWIOTLB_BEING_UNMAPPED || !__atomic_load_n(&s->nslabs_at[first], __ATOMIC_ACQUIRE))
+		return false;
+	/* Of two unmaps racing, the one whose swap lands claims it; the other sees BEING_UNMAPPED. */
+	if (!__atomic_compare_exchange_n(&s->orig[first], &o, SWIOTLB_BEING_UNMAPPED, false,
+					 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+		return false;
+	*orig = o;
+	*bytes = __atomic_load_n(&s->bytes_at[first], __ATOMIC_RELAXED);
+	return true;
+}
+
 bool swiotlb_slots_free(struct swiotlb_slots *s, u32 first)
 {
-	if (first >= s->nslabs || !s->nslabs_at[first])
+	if (first >= s->nslabs)
 		return false;
+	struct swiotlb_area *a = &s->areas[swiotlb_slots_area_of(s, first)];
+	u64 flags = spin_lock_irqsave(&a->lock);
 	u32 n = s->nslabs_at[first], end = first + n;
-	u32 count = end < segment_end(first) ? s->free[end] : 0;
 
+	if (!n) {
+		spin_unlock_irqrestore(&a->lock, flags);
+		return false;
+	}
+	u32 count = end < segment_end(first) ? s->free[end] : 0;
 	for (u32 j = end; j-- > first;)
 		s->free[j] = ++count;
 	renumber_before(s, first, count);
-	s->nslabs_at[first] = 0;
+	__atomic_store_n(&s->nslabs_at[first], 0, __ATOMIC_RELAXED);
 	s->bytes_at[first] = 0;
-	s->orig[first] = 0;
-	s->used -= n;
+	__atomic_store_n(&s->orig[first], 0, __ATOMIC_RELEASE);
+	__atomic_store_n(&a->used, a->used - n, __ATOMIC_RELAXED);
+	spin_unlock_irqrestore(&a->lock, flags);
 	return true;
+}
+
+u32 swiotlb_slots_used(const struct swiotlb_slots *s)
+{
+	u32 used = 0;
+
+	for (u32 a = 0; a < s->nareas; a++)
+		used += __atomic_load_n(&s->areas[a].used, __ATOMIC_RELAXED);
+	return used;
+}
+
+u32 swiotlb_slots_peak(const struct swiotlb_slots *s)
+{
+	u32 peak = 0;
+
+	for (u32 a = 0; a < s->nareas; a++)
+		peak += __atomic_load_n(&s->areas[a].peak, __ATOMIC_RELAXED);
+	return peak;
 }
 
 const char *swiotlb_slots_check(const struct swiotlb_slots *s)
 {
-	u32 used = 0;
+	u32 at = 0;
 
 	if (s->nslabs % SWIOTLB_SEGSIZE)
 		return "nslabs is not whole segments";
-	for (u32 i = 0; i < s->nslabs;) {
-		if (s->nslabs_at[i]) {          /* a mapping: all its slabs used, inside a segment */
-			u32 n = s->nslabs_at[i];
-			if (i + n > segment_end(i))
-				return "a mapping crosses a segment boundary";
-			if (!s->bytes_at[i] || s->bytes_at[i] > n * SWIOTLB_SLAB_SIZE ||
-			    s->bytes_at[i] <= (n - 1) * SWIOTLB_SLAB_SIZE)
-				return "a mapping's bytes do not fit its slabs";
-			for (u32 j = i; j < i + n; j++) {
-				if (s->free[j])
-					return "a slab of a mapping is counted free";
-				if (j > i && s->nslabs_at[j])
-					return "a mapping starts inside another";
+	if (!s->nslabs)
+		return NULL;
+	if (!s->nareas || (s->nareas & (s->nareas - 1)))
+		return "nareas is not a power of two";
+	for (u32 a = 0; a < s->nareas; a++) {
+		const struct swiotlb_area *area = &s->areas[a];
+		u32 used = 0;
+		if (area->first != at || !area->nslabs || area->nslabs % SWIOTLB_SEGSIZE)
+			return "the areas are not whole segments in order";
+		at += area->nslabs;
+		if (area->index < area->first || area->index >= at)
+			return "an area's index lies outside it";
+		for (u32 i = area->first; i < at;) {
+			if (s->nslabs_at[i]) {  /* a mapping: all its slabs used, inside a segment */
+				u32 n = s->nslabs_at[i];
+				if (i + n > segment_end(i))
+					return "a mapping crosses a segment boundary";
+				if (!s->bytes_at[i] || s->bytes_at[i] > n * SWIOTLB_SLAB_SIZE ||
+				    s->bytes_at[i] <= (n - 1) * SWIOTLB_SLAB_SIZE)
+					return "a mapping's bytes do not fit its slabs";
+				for (u32 j = i; j < i + n; j++) {
+					if (s->free[j])
+						return "a slab of a mapping is counted free";
+					if (j > i && s->nslabs_at[j])
+						return "a mapping starts inside another";
+				}
+				used += n;
+				i += n;
+				continue;
 			}
-			used += n;
-			i += n;
-			continue;
+			if (!s->free[i])
+				return "a used slab belongs to no mapping";
+			u32 expect = (i + 1 == segment_end(i) || !s->free[i + 1]) ? 1 : s->free[i + 1] + 1;
+			if (s->free[i] != expect)
+				return "a free count is wrong";
+			i++;
 		}
-		if (!s->free[i])
-			return "a used slab belongs to no mapping";
-		u32 expect = (i + 1 == segment_end(i) || !s->free[i + 1]) ? 1 : s->free[i + 1] + 1;
-		if (s->free[i] != expect)
-			return "a free count is wrong";
-		i++;
+		if (used != area->used)
+			return "an area's used does not match its mappings";
+		if (area->peak < area->used)
+			return "an area's peak is below its used";
 	}
-	if (used != s->used)
-		return "used does not match the mappings";
-	if (s->peak < s->used)
-		return "peak is below used";
+	if (at != s->nslabs)
+		return "the areas do not cover the pool";
 	return NULL;
 }

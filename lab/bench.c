@@ -270,19 +270,80 @@ BENCH(synchronize_rcu, bench_synchronize_rcu);
 
 /* --- DMA through the swiotlb ----------------------------------------------------- */
 
-#define DMA_BENCH_ROUNDS 2000
-
 static struct device bench_dev64 = { .name = "bench-dma64", .dma_mask = DMA_BIT_MASK(64),
 				     .coherent_dma_mask = DMA_BIT_MASK(64), .node = NODE_ANY };
 
+#define DMA_BENCH_MAX_ROUNDS 2000
+#define DMA_BENCH_BYTES      (32UL << 20)       /* per pass: fewer rounds for big mappings */
+
+struct dma_pass {
+	u64 pa;                 /* the caller's buffer (64 KiB) */
+	void *buf;
+	u32 size, rounds;
+	u64 slot[DMA_BENCH_MAX_ROUNDS];         /* where each bounce of the last pass went */
+};
+
+static u32 dma_rounds(u32 size)
+{
+	return (u32)MIN((u64)DMA_BENCH_MAX_ROUNDS, DMA_BENCH_BYTES / size);
+}
+
+/* rounds bounced map+unmap (BIDIRECTIONAL: both copies): ns per round, in thousandths. */
+static u64 bounce_pass(void *arg)
+{
+	struct dma_pass *d = arg;
+	u64 start = rdtsc();
+
+	for (u32 r = 0; r < d->rounds; r++) {
+		u64 a = swiotlb_map(d->pa, d->size, DMA_BIDIRECTIONAL);
+		if (a == SWIOTLB_NO_MAPPING)
+			return 0;
+		d->slot[r] = a;
+		swiotlb_unmap(a, d->size, DMA_BIDIRECTIONAL);
+	}
+	return (rdtsc() - start) * 1000000 / tsc_khz * 1000 / d->rounds;
+}
+
+/* The same two copies as the bounce pass, between the same buffer and the same slots. */
+static u64 memcpy_pass(void *arg)
+{
+	struct dma_pass *d = arg;
+	u64 start = rdtsc();
+
+	for (u32 r = 0; r < d->rounds; r++) {
+		void *slot = phys_to_virt(d->slot[r]);
+		memcpy(slot, d->buf, d->size);
+		memcpy(d->buf, slot, d->size);
+	}
+	return (rdtsc() - start) * 1000000 / tsc_khz * 1000 / d->rounds;
+}
+
+static u64 direct_pass(void *arg)
+{
+	struct dma_pass *d = arg;
+	u64 start = rdtsc();
+
+	for (u32 r = 0; r < d->rounds; r++) {
+		dma_addr_t a = dma_map_single(&bench_dev64, d->buf, d->size, DMA_BIDIRECTIONAL);
+		dma_unmap_single(&bench_dev64, a, d->size, DMA_BIDIRECTIONAL);
+	}
+	return (rdtsc() - start) * 1000000 / tsc_khz * 1000 / d->rounds;
+}
+
 /*
- * Per size: a bounced map+unmap (both copies, BIDIRECTIONAL), a mapping
- * that needs no bounce (unless swiotlb=force), and the bounce against the
- * two memcpy() calls it makes, as a ratio: the rest is bookkeeping.
+ * Per size: a bounced map+unmap (both copies, BIDIRECTIONAL); the same two
+ * memcpy() calls between the same buffer and the same slots, and the
+ * bounce against them run by run (what the swiotlb adds: the bookkeeping);
+ * a mapping that needs no bounce (unless swiotlb=force). Every size is
+ * warmed up first; the very first pass, 32 MiB of 64 KiB bounces over pool
+ * pages QEMU has not backed yet (it does on first touch), is its own line,
+ * _first_pass_65536.
  */
 static void bench_dma_map(const struct bench *b)
 {
 	static const u32 sizes[] = { 64, 4096, 65536 };
+	static struct dma_pass d;
+	struct bench_runs first = { 0 };
 	u64 base, end;
 	int node;
 
@@ -291,105 +352,347 @@ static void bench_dma_map(const struct bench *b)
 	struct page *pg = alloc_pages(4, NODE_ANY, ALLOC_ZERO);         /* 64 KiB */
 	if (!pg)
 		return;
-	void *buf = page_address(pg);
-	u64 pa = page_to_phys(pg);
+	d.buf = page_address(pg);
+	d.pa = page_to_phys(pg);
+	d.size = 65536;                         /* cold: the first walk over this CPU's area */
+	d.rounds = dma_rounds(d.size);
+	bench_runs_add(&first, bounce_pass(&d));
+	bench_report_runs(b, "_first_pass_65536", &first, "ns");
 	for (u32 i = 0; i < ARRAY_SIZE(sizes); i++) {
-		char suffix[40];
-		u64 start = ktime_ns(), bounced, direct, copy;
+		struct bench_runs bounce = { 0 }, copy = { 0 }, direct = { 0 };
+		char suffix[48];
 
-		for (u32 r = 0; r < DMA_BENCH_ROUNDS; r++) {
-			u64 a = swiotlb_map(pa, sizes[i], DMA_BIDIRECTIONAL);
-			if (a == ~0UL)
-				break;
-			swiotlb_unmap(a, sizes[i], DMA_BIDIRECTIONAL);
+		d.size = sizes[i];
+		d.rounds = dma_rounds(sizes[i]);
+		bounce_pass(&d);                        /* warm-up */
+		memcpy_pass(&d);
+		for (u32 r = 0; r < bench_nr_runs(); r++) {
+			bench_runs_add(&bounce, bounce_pass(&d));
+			bench_runs_add(&copy, memcpy_pass(&d));
 		}
-		bounced = (ktime_ns() - start) / DMA_BENCH_ROUNDS;
-		start = ktime_ns();
-		for (u32 r = 0; r < DMA_BENCH_ROUNDS; r++) {
-			dma_addr_t a = dma_map_single(&bench_dev64, buf, sizes[i], DMA_BIDIRECTIONAL);
-			dma_unmap_single(&bench_dev64, a, sizes[i], DMA_BIDIRECTIONAL);
-		}
-		direct = (ktime_ns() - start) / DMA_BENCH_ROUNDS;
-		start = ktime_ns();
-		for (u32 r = 0; r < DMA_BENCH_ROUNDS; r++) {
-			memcpy(phys_to_virt(base), buf, sizes[i]);
-			memcpy(buf, phys_to_virt(base), sizes[i]);
-		}
-		copy = (ktime_ns() - start) / DMA_BENCH_ROUNDS;
+		bench_time_passes(&direct, direct_pass, &d);
 		snprintf(suffix, sizeof(suffix), "_bounce_%u", sizes[i]);
-		bench_report(b, suffix, bounced * 1000, "ns");
+		bench_report_runs(b, suffix, &bounce, "ns");
+		snprintf(suffix, sizeof(suffix), "_memcpy_%u", sizes[i]);
+		bench_report_runs(b, suffix, &copy, "ns");
 		snprintf(suffix, sizeof(suffix), "_direct_%u", sizes[i]);
-		bench_report(b, suffix, direct * 1000, "ns");
+		bench_report_runs(b, suffix, &direct, "ns");
 		snprintf(suffix, sizeof(suffix), "_bounce_%u_vs_memcpy", sizes[i]);
-		bench_report(b, suffix, copy ? bounced * 1000 / copy : 0, "ratio");
+		bench_report_ratio(b, suffix, &bounce, &copy);
 	}
 	free_pages(pg, 4);
 }
 BENCH(dma_map_unmap, bench_dma_map);
 
-/* --- virtio-blk with a 32-bit mask ----------------------------------------------- */
+/*
+ * A refused map on a full pool against a normal 64-byte map+unmap, run by
+ * run: every slot taken (256 KiB mappings, untimed), then refusals; then
+ * everything given back, then map+unmaps.
+ */
+#define REFUSALS 2000
 
-#define BENCH_SEQ_BYTES (4UL << 20)     /* 4 MiB in 64 KiB requests, written then read */
-#define BENCH_IOPS      1000            /* 4 KiB requests, reads and writes alternating */
+static u64 *full_maps;                  /* room for a 256 KiB mapping in every segment */
+static u32 full_maps_max;
 
-/* 64 KiB above 4 GiB if the machine has it (something to bounce), else anywhere. */
-static struct page *bench_pages(void)
+static u64 refused_pass(void *arg)
 {
-	struct page *p = alloc_pages(4, NODE_ANY, ALLOC_HIGH);
+	struct dma_pass *d = arg;
+	u32 n = 0;
 
-	return p ? p : alloc_pages(4, NODE_ANY, 0);
+	while (n < full_maps_max &&
+	       (full_maps[n] = swiotlb_map(d->pa, SWIOTLB_MAX_MAPPING, DMA_TO_DEVICE)) != SWIOTLB_NO_MAPPING)
+		n++;
+	u64 start = rdtsc();
+	for (u32 r = 0; r < REFUSALS; r++)
+		swiotlb_map(d->pa, 64, DMA_BIDIRECTIONAL);
+	u64 ns = (rdtsc() - start) * 1000000 / tsc_khz * 1000 / REFUSALS;
+	while (n--)
+		swiotlb_unmap(full_maps[n], SWIOTLB_MAX_MAPPING, DMA_TO_DEVICE);
+	return ns;
 }
 
-/* MB/s (x1000) of sequential 64 KiB I/O, and 4 KiB IOPS (x1000), with the current mask. */
-static void bench_pass(struct virtio_blk *vb, void *buf, u64 *mbps, u64 *iops)
+static void bench_dma_refused(const struct bench *b)
+{
+	static struct dma_pass d;
+	struct bench_runs refused = { 0 }, normal = { 0 };
+	struct swiotlb_stats st;
+	u64 base, end;
+	int node;
+
+	if (!swiotlb_pool_range(&base, &end, &node))
+		return;
+	swiotlb_get_stats(&st);
+	full_maps_max = st.slabs / SWIOTLB_SEGSIZE + 1;
+	unsigned order = page_order((u64)full_maps_max * sizeof(u64));
+	struct page *pg = alloc_pages(6, NODE_ANY, 0);          /* 256 KiB to copy in */
+	struct page *maps = alloc_pages(order, NODE_ANY, 0);
+	if (!pg || !maps) {
+		if (pg)
+			free_pages(pg, 6);
+		if (maps)
+			free_pages(maps, order);
+		return;
+	}
+	full_maps = page_address(maps);
+	d.buf = page_address(pg);
+	d.pa = page_to_phys(pg);
+	d.size = 64;
+	d.rounds = REFUSALS;
+	refused_pass(&d);                               /* warm-up */
+	bounce_pass(&d);
+	for (u32 r = 0; r < bench_nr_runs(); r++) {
+		bench_runs_add(&refused, refused_pass(&d));
+		bench_runs_add(&normal, bounce_pass(&d));
+	}
+	bench_report_runs(b, "_full", &refused, "ns");
+	bench_report_runs(b, "_map_unmap_64", &normal, "ns");
+	bench_report_ratio(b, "_full_vs_map_unmap_64", &refused, &normal);
+	free_pages(pg, 6);
+	free_pages(maps, order);
+}
+BENCH(dma_refused, bench_dma_refused);
+
+/*
+ * Map+unmap of 64 bytes from one CPU, then from two at once (CPUs 0 and
+ * 1, each its own buffer, so each its own area): the aggregate rate of
+ * each, and two against one run by run. What one lock for the pool would
+ * cost shows here as a ratio well under 2. The control does the same with
+ * arithmetic on each CPU's own registers, sharing nothing: the most the
+ * host's cores allow two vCPUs at that moment (2.0 on an idle host); the
+ * last line divides the one scaling by the other, run by run: the share of
+ * what the host offered that the DMA path used (1.0: all of it).
+ */
+#define SCALE_ROUNDS 20000
+
+struct dma_scaler {
+	u64 pa;
+	bool control;           /* arithmetic instead of DMA: what the host lets two vCPUs do */
+	volatile u32 go;
+	u64 start, end;         /* TSC */
+	u64 sink;
+} __attribute__((aligned(64)));
+
+static void scale_worker(void *arg)
+{
+	struct dma_scaler *w = arg;
+	u64 x = w->pa;
+
+	while (!__atomic_load_n(&w->go, __ATOMIC_ACQUIRE))
+		cpu_relax();
+	w->start = rdtsc();
+	for (u32 r = 0; r < SCALE_ROUNDS; r++) {
+		if (w->control) {
+			for (u32 k = 0; k < 1000; k++)
+				x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+			continue;
+		}
+		u64 a = swiotlb_map(w->pa, 64, DMA_BIDIRECTIONAL);
+		if (a != SWIOTLB_NO_MAPPING)
+			swiotlb_unmap(a, 64, DMA_BIDIRECTIONAL);
+	}
+	w->end = rdtsc();
+	w->sink = x;
+}
+
+/*
+ * Map+unmaps per second (thousandths) of ncpus CPUs at once, from CPU 0
+ * up: each CPU's rate over its own loop, added (a CPU that starts a little
+ * later, its thread woken after the others, does not count as idle).
+ */
+static u64 scale_pass(u32 ncpus, struct dma_scaler w[2])
+{
+	struct thread *th[2];
+
+	for (u32 c = 0; c < ncpus; c++) {
+		w[c].go = 0;
+		th[c] = thread_create("dma-scale", scale_worker, &w[c], c);
+	}
+	for (u32 c = 0; c < ncpus; c++)
+		__atomic_store_n(&w[c].go, 1, __ATOMIC_RELEASE);
+	u64 rate = 0;
+	for (u32 c = 0; c < ncpus; c++) {
+		if (!th[c])
+			return 0;
+		thread_join(th[c]);
+		u64 ns = (w[c].end - w[c].start) * 1000000 / tsc_khz;
+		rate += ns ? SCALE_ROUNDS * 1000000000ULL / ns * 1000 : 0;
+	}
+	return rate;
+}
+
+static void bench_dma_cpus(const struct bench *b)
+{
+	static struct dma_scaler w[2];
+	struct bench_runs one = { 0 }, two = { 0 }, control_one = { 0 }, control_two = { 0 };
+	u64 base, end;
+	int node;
+
+	if (!swiotlb_pool_range(&base, &end, &node) || nr_cpus_online < 2)
+		return;
+	struct page *pg = alloc_pages(0, NODE_ANY, 0);
+	if (!pg)
+		return;
+	w[0].pa = page_to_phys(pg);
+	w[1].pa = page_to_phys(pg) + 2048;
+	scale_pass(1, w);                               /* warm-up */
+	scale_pass(2, w);
+	for (u32 r = 0; r < bench_nr_runs(); r++) {
+		bench_runs_add(&one, scale_pass(1, w));
+		bench_runs_add(&two, scale_pass(2, w));
+		w[0].control = w[1].control = true;
+		bench_runs_add(&control_one, scale_pass(1, w));
+		bench_runs_add(&control_two, scale_pass(2, w));
+		w[0].control = w[1].control = false;
+	}
+	bench_report_runs(b, "_1cpu", &one, "per_s");
+	bench_report_runs(b, "_2cpus", &two, "per_s");
+	bench_report_ratio(b, "_2cpus_vs_1cpu", &two, &one);
+	bench_report_ratio(b, "_control_2cpus_vs_1cpu", &control_two, &control_one);
+	struct bench_runs scaling = { 0 }, control = { 0 };
+	for (u32 r = 0; r < one.n; r++) {                       /* each run's two ratios */
+		bench_runs_add(&scaling, one.value[r] ? two.value[r] * 1000 / one.value[r] : 0);
+		bench_runs_add(&control, control_one.value[r] ?
+			       control_two.value[r] * 1000 / control_one.value[r] : 0);
+	}
+	bench_report_ratio(b, "_scaling_vs_control", &scaling, &control);
+	free_pages(pg, 0);
+}
+BENCH(dma_map_unmap_cpus, bench_dma_cpus);
+
+/* --- virtio-blk: 32-bit against 64-bit mask, queue depth 1 against 128 -------------- */
+
+/*
+ * Each run measures eight quantities: sequential 64 KiB I/O (8 MiB
+ * written, then read, four times) and 4 KiB random I/O (2048 requests,
+ * reads and writes alternating), each with a 32-bit and a 64-bit mask,
+ * each at queue depth 1 and 128 (four times the I/O at 128: it is that
+ * much faster, and a short pass is all noise). The two masks take turns in four slices
+ * of a run (32, 64, 64, 32, ...), so that both see the same host, and a
+ * ratio is taken within the run. At depth d, d requests go as one batch
+ * (virtio_blk_submit_batch(): one notification, indirect descriptors
+ * when offered) and are all waited for before the next batch. The buffers
+ * are above 4 GiB when the machine has memory there: the 32-bit mask
+ * bounces every byte through the swiotlb, the 64-bit mask none.
+ */
+#define BLK_DEPTH       128             /* the driver's queue */
+#define BLK_SEQ_BYTES   (BLK_DEPTH * (u64)VIRTIO_BLK_MAX_REQUEST)     /* 8 MiB */
+#define BLK_SLICES      4               /* a run alternates the masks this many times */
+#define BLK_4K_OPS      2048            /* 4 KiB requests a run and mask: 16 batches of 128 */
+#define BLK_DEEP_REPS   4               /* depth 128 does four times the work of depth 1 */
+#define BLK_MIXED       0xff            /* a pass's type: reads and writes alternating */
+
+struct blk_bench {
+	struct virtio_blk *vb;
+	struct page *pages[BLK_DEPTH];          /* 64 KiB each: request i of a batch uses i's */
+	struct virtio_blk_req reqs[BLK_DEPTH];
+	bool high;                              /* all of them above 4 GiB */
+};
+
+/* ops requests of len bytes in batches of depth: sequential from 0, or scattered; ns taken. */
+static u64 blk_pass(struct blk_bench *bb, u32 depth, u32 type, u32 len, u32 ops, bool scattered)
 {
 	u64 start = ktime_ns();
 
-	for (u64 off = 0; off < BENCH_SEQ_BYTES; off += VIRTIO_BLK_MAX_REQUEST)
-		virtio_blk_write(vb, off / VIRTIO_BLK_SECTOR, buf, VIRTIO_BLK_MAX_REQUEST);
-	for (u64 off = 0; off < BENCH_SEQ_BYTES; off += VIRTIO_BLK_MAX_REQUEST)
-		virtio_blk_read(vb, off / VIRTIO_BLK_SECTOR, buf, VIRTIO_BLK_MAX_REQUEST);
-	u64 ns = ktime_ns() - start;
-	u64 bytes_per_ms = ns ? 2 * BENCH_SEQ_BYTES * 1000000 / ns : 0;
-	*mbps = bytes_per_ms * 1000000 / (1 << 20);              /* thousandths of MiB/s */
-	start = ktime_ns();
-	for (u32 i = 0; i < BENCH_IOPS; i++) {
-		u64 sector = (i * 2654435761u) % (BENCH_SEQ_BYTES / 4096) * 8;
-		if (i & 1)
-			virtio_blk_write(vb, sector, buf, 4096);
-		else
-			virtio_blk_read(vb, sector, buf, 4096);
+	for (u32 done = 0; done < ops; ) {
+		u32 n = ops - done < depth ? ops - done : depth;
+		for (u32 i = 0; i < n; i++) {
+			u32 op = done + i;
+			u64 sector = scattered ? (op * 2654435761u) % (BLK_SEQ_BYTES / 4096) * 8
+					       : (u64)op * (len / VIRTIO_BLK_SECTOR);
+			bb->reqs[i] = (struct virtio_blk_req){
+				.type = type == BLK_MIXED ? (op & 1 ? VIRTIO_BLK_T_OUT : VIRTIO_BLK_T_IN) : type,
+				.sector = sector, .buf = page_address(bb->pages[i]), .len = len };
+		}
+		u32 went = virtio_blk_submit_batch(bb->vb, bb->reqs, n, NULL);
+		virtio_blk_wait_batch(bb->vb, bb->reqs, went);
+		done += went ? went : 1;        /* a refused request is not retried: the numbers show it */
 	}
-	ns = ktime_ns() - start;
-	*iops = ns ? (u64)BENCH_IOPS * 1000000000 / ns * 1000 : 0;
+	return ktime_ns() - start;
+}
+
+/*
+ * One slice of both quantities at depth with the device's current mask,
+ * reps times over: ns of sequential and of 4 KiB I/O added to *seq_ns and
+ * *iops_ns.
+ */
+static void blk_slice(struct blk_bench *bb, u32 depth, u32 reps, u64 *seq_ns, u64 *iops_ns)
+{
+	u32 ops = (u32)(BLK_SEQ_BYTES / VIRTIO_BLK_MAX_REQUEST);
+
+	for (u32 i = 0; i < reps; i++) {
+		*seq_ns += blk_pass(bb, depth, VIRTIO_BLK_T_OUT, VIRTIO_BLK_MAX_REQUEST, ops, false) +
+			   blk_pass(bb, depth, VIRTIO_BLK_T_IN, VIRTIO_BLK_MAX_REQUEST, ops, false);
+		*iops_ns += blk_pass(bb, depth, BLK_MIXED, 4096, BLK_4K_OPS / BLK_SLICES, true);
+	}
 }
 
 static void bench_virtio_blk(const struct bench *b)
 {
-	struct virtio_blk *vb = virtio_blk_get();
-	struct device *dev;
-	u64 mbps32, iops32, mbps64, iops64;
+	static struct blk_bench bb;
+	struct bench_runs seq[2][2] = { 0 }, iops[2][2] = { 0 };   /* [deep][mask64] */
+	static const u32 depth[2] = { 1, BLK_DEPTH };
+	static const u32 reps[2] = { 1, BLK_DEEP_REPS };        /* deep is faster: more of it */
+	struct virtio_blk_stats st;
 
-	if (!vb || virtio_blk_capacity(vb) * VIRTIO_BLK_SECTOR < BENCH_SEQ_BYTES)
+	bb.vb = virtio_blk_get();
+	if (!bb.vb || virtio_blk_capacity(bb.vb) * VIRTIO_BLK_SECTOR < BLK_SEQ_BYTES)
 		return;
-	struct page *p = bench_pages();
-	if (!p)
-		return;
-	dev = virtio_blk_device(vb);
+	bb.high = true;
+	for (u32 i = 0; i < BLK_DEPTH; i++) {
+		bb.pages[i] = alloc_pages(4, NODE_ANY, ALLOC_HIGH);
+		if (!bb.pages[i]) {
+			bb.high = false;
+			bb.pages[i] = alloc_pages(4, NODE_ANY, 0);
+		}
+		if (!bb.pages[i]) {
+			while (i--)
+				free_pages(bb.pages[i], 4);
+			return;
+		}
+	}
+	struct device *dev = virtio_blk_device(bb.vb);
 	u64 mask = dev->dma_mask;
-	dev->dma_mask = DMA_BIT_MASK(32);
-	bench_pass(vb, page_address(p), &mbps32, &iops32);
-	dev->dma_mask = DMA_BIT_MASK(64);
-	bench_pass(vb, page_address(p), &mbps64, &iops64);
+	for (u32 run = 0; run <= bench_nr_runs(); run++) {     /* run 0 warms up */
+		for (u32 deep = 0; deep < 2; deep++) {
+			u64 seq_ns[2] = { 0 }, iops_ns[2] = { 0 };      /* [mask64] */
+			/* The masks take turns in slices, so both see the same host. */
+			for (u32 slice = 0; slice < BLK_SLICES; slice++) {
+				for (u32 turn = 0; turn < 2; turn++) {
+					u32 m64 = turn ^ (slice & 1);
+					dev->dma_mask = m64 ? DMA_BIT_MASK(64) : DMA_BIT_MASK(32);
+					blk_slice(&bb, depth[deep], reps[deep], &seq_ns[m64], &iops_ns[m64]);
+				}
+			}
+			for (u32 m64 = 0; run && m64 < 2; m64++) {
+				u64 bytes = 2 * BLK_SLICES * BLK_SEQ_BYTES * reps[deep];
+				u64 ops = (u64)BLK_4K_OPS * reps[deep];
+				/* In KiB, so that the product stays far inside 64 bits. */
+				bench_runs_add(&seq[deep][m64], seq_ns[m64] ? (bytes >> 10) * 1000 *
+							     1000000000 / seq_ns[m64] / 1024 : 0);
+				bench_runs_add(&iops[deep][m64], iops_ns[m64] ? ops * 1000 * 1000000000 /
+							      iops_ns[m64] : 0);
+			}
+		}
+	}
 	dev->dma_mask = mask;
-	bench_report(b, "_seq_mask32", mbps32, "MiB/s");
-	bench_report(b, "_seq_mask64", mbps64, "MiB/s");
-	bench_report(b, "_seq_mask32_vs_64", mbps64 ? mbps32 * 1000 / mbps64 : 0, "ratio");
-	bench_report(b, "_4k_mask32", iops32, "IOPS");
-	bench_report(b, "_4k_mask64", iops64, "IOPS");
-	bench_report(b, "_4k_mask32_vs_64", iops64 ? iops32 * 1000 / iops64 : 0, "ratio");
-	bench_report(b, page_to_phys(p) >= DMA32_LIMIT ? "_buffer_above_4g" : "_buffer_below_4g",
-		     page_to_phys(p) >> 20 << 10, "KiB_at");
-	free_pages(p, 4);
+	virtio_blk_get_stats(bb.vb, &st);
+	bench_report_runs(b, "_seq_mask32", &seq[0][0], "MiB/s");
+	bench_report_runs(b, "_seq_mask64", &seq[0][1], "MiB/s");
+	bench_report_ratio(b, "_seq_mask32_vs_64", &seq[0][0], &seq[0][1]);
+	bench_report_runs(b, "_4k_mask32", &iops[0][0], "IOPS");
+	bench_report_runs(b, "_4k_mask64", &iops[0][1], "IOPS");
+	bench_report_ratio(b, "_4k_mask32_vs_64", &iops[0][0], &iops[0][1]);
+	bench_report_runs(b, "_seq_qd128_mask32", &seq[1][0], "MiB/s");
+	bench_report_runs(b, "_seq_qd128_mask64", &seq[1][1], "MiB/s");
+	bench_report_ratio(b, "_seq_qd128_mask32_vs_64", &seq[1][0], &seq[1][1]);
+	bench_report_runs(b, "_4k_qd128_mask32", &iops[1][0], "IOPS");
+	bench_report_runs(b, "_4k_qd128_mask64", &iops[1][1], "IOPS");
+	bench_report_ratio(b, "_4k_qd128_mask32_vs_64", &iops[1][0], &iops[1][1]);
+	bench_report_ratio(b, "_seq_qd128_vs_qd1_mask32", &seq[1][0], &seq[0][0]);
+	bench_report_ratio(b, "_4k_qd128_vs_qd1_mask32", &iops[1][0], &iops[0][0]);
+	bench_report(b, "_max_in_flight", st.max_in_flight * 1000, "requests");
+	bench_report(b, bb.high ? "_buffers_above_4g" : "_buffers_below_4g", BLK_DEPTH * 1000, "buffers");
+	for (u32 i = 0; i < BLK_DEPTH; i++)
+		free_pages(bb.pages[i], 4);
 }
 BENCH(virtio_blk, bench_virtio_blk);

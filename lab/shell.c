@@ -166,9 +166,11 @@ static bool cmd_swiotlb(int argc, char **argv)
 
 static void print_device(const struct device *d)
 {
+	struct dma_stats st = dma_device_stats(d);
+
 	printk("dma: %s mask 0x%llx coherent 0x%llx: %llu mappings, %llu bounced, %llu refused\n",
-	       d->name, d->dma_mask, d->coherent_dma_mask, d->stats.mappings, d->stats.bounces,
-	       d->stats.errors);
+	       d->name, d->dma_mask, d->coherent_dma_mask, st.mappings, st.bounces,
+	       st.errors);
 }
 
 static bool cmd_dma(int argc, char **argv)

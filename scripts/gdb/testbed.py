@@ -8,7 +8,7 @@
   tb-swiotlb   the bounce pool: where, slabs in use, statistics
 
 They read the kernel's own variables (percpu[], runqueues[] in sched.c,
-rcp and rcu_data[] in rcu.c, pool in swiotlb.c), so they work on a halted
+rcp and rcu_data[] in rcu.c, mem and cpu_stats in swiotlb.c), so they work on a halted
 machine, at a breakpoint or after Ctrl-C.
 """
 import gdb
@@ -94,16 +94,24 @@ class Swiotlb(gdb.Command):
         super().__init__('tb-swiotlb', gdb.COMMAND_USER)
 
     def invoke(self, arg, from_tty):
-        pool = static('pool', 'swiotlb.c')
-        if not pool['ready']:
+        mem = static('mem', 'swiotlb.c')
+        if not mem['ready']:
             print('swiotlb: no pool')
             return
-        w, st = pool['where'], pool['stats']
-        print(f"swiotlb: 0x{int(w['base']):x}-0x{int(w['base']) + int(w['size']):x} node {int(w['node'])}: "
-              f"{int(pool['slots']['used'])} of {int(pool['slots']['nslabs'])} slabs in use "
-              f"(at most {int(pool['slots']['peak'])}), {int(st['maps'])} maps, "
-              f"{int(st['bytes_copied'])} bytes copied, {int(st['full'])} refused")
-
+        for i in range(int(mem['npools'])):
+            p = mem['pools'][i]
+            w, slots = p['where'], p['slots']
+            areas = [slots['areas'][a] for a in range(int(slots['nareas']))]
+            used = sum(int(a['used']) for a in areas)
+            print(f"swiotlb: 0x{int(w['base']):x}-0x{int(w['base']) + int(w['size']):x} node {int(w['node'])}: "
+                  f"{used} of {int(slots['nslabs'])} slabs in use, {len(areas)} areas "
+                  f"(used: {' '.join(str(int(a['used'])) for a in areas)})")
+        cpu_stats = static('cpu_stats', 'swiotlb.c')
+        ncpus = int(gdb.parse_and_eval('nr_cpus'))
+        total = {f: sum(int(cpu_stats[c][f]) for c in range(ncpus))
+                 for f in ('maps', 'unmaps', 'bytes_copied', 'full')}
+        print(f"swiotlb: {total['maps']} maps, {total['unmaps']} unmaps, "
+              f"{total['bytes_copied']} bytes copied, {total['full']} refused")
 
 Cpus()
 RunQueues()

@@ -5,7 +5,8 @@
  *
  * Checked after every step: swiotlb_slots_check(); a mapping gets free
  * slabs inside one segment, page-aligned from a page up; an unmap succeeds
- * exactly where a mapping starts; the counts agree with the model.
+ * exactly where a mapping starts; the counts agree with the model. The pool
+ * has one to four areas and each map names a CPU to start from.
  */
 #include "fuzz.h"
 #include "swiotlb_pool.h"
@@ -13,7 +14,9 @@
 #define MAX_SEGMENTS 4
 #define MAX_SLABS    (MAX_SEGMENTS * SWIOTLB_SEGSIZE)
 
-static u8 arrays[MAX_SLABS * 24] __aligned(8);
+#define MAX_AREAS    4
+
+static u8 arrays[MAX_AREAS * 64 + MAX_SLABS * 24] __aligned(64);
 static s32 owner[MAX_SLABS];            /* the model: first slab of the mapping holding it, or -1 */
 
 int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
@@ -21,16 +24,18 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 	static struct swiotlb_slots s;
 	struct fuzz_input in = { data, size, 0 };
 	u32 nslabs = SWIOTLB_SEGSIZE * (1 + (u32)fuzz_take(&in, 1) % MAX_SEGMENTS), used = 0;
+	u32 nareas = 1 + (u32)fuzz_take(&in, 1) % MAX_AREAS;   /* fewer if the pool is small */
 
 	fuzz_quiet();
-	FUZZ_CHECK(swiotlb_slots_array_bytes(nslabs) <= sizeof(arrays));
-	FUZZ_CHECK(swiotlb_slots_init(&s, nslabs, arrays) == nslabs);
+	FUZZ_CHECK(swiotlb_slots_array_bytes(nslabs, nareas) <= sizeof(arrays));
+	FUZZ_CHECK(swiotlb_slots_init(&s, nslabs, nareas, arrays) == nslabs);
 	for (u32 i = 0; i < nslabs; i++)
 		owner[i] = -1;
 	while (fuzz_more(&in)) {
 		if (fuzz_take(&in, 1) & 1) {
 			u64 bytes = 1 + fuzz_take(&in, 3) % (SWIOTLB_MAX_MAPPING + 4096);
-			s64 first = swiotlb_slots_alloc(&s, bytes, 0x1000 * used);
+			u32 start = (u32)fuzz_take(&in, 1);             /* the CPU */
+			s64 first = swiotlb_slots_alloc(&s, start, bytes, 0x1000 * used);
 			u32 n = (u32)((bytes + SWIOTLB_SLAB_SIZE - 1) / SWIOTLB_SLAB_SIZE);
 			if (bytes > SWIOTLB_MAX_MAPPING)
 				FUZZ_CHECK(first < 0);
@@ -58,7 +63,7 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 			fprintf(stderr, "swiotlb slots: %s\n", why);
 			abort();
 		}
-		FUZZ_CHECK(s.used == used);
+		FUZZ_CHECK(swiotlb_slots_used(&s) == used);
 	}
 	return 0;
 }

@@ -1,7 +1,9 @@
 /*
  * virtqueue.c - fuzz target: the split virtqueue (drivers/virtqueue.c)
  * against a device that writes whatever it likes into the rings: the used
- * ring's index and elements, and the descriptors themselves.
+ * ring's index and elements, and the descriptors themselves; chains go
+ * out direct or through indirect tables, and the device's NO_NOTIFY flag
+ * comes and goes.
  *
  * Checked after every step: virtq_check() (the driver's own record stays
  * whole), and every token that comes back was given out and comes back
@@ -16,6 +18,7 @@
 
 static u8 mem[4096] __aligned(16);
 static u8 out[1024];                    /* out[t]: token t is with the device */
+static struct virtq_desc tables[SIZE][4];       /* indirect tables, one per possible head */
 
 int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 {
@@ -31,14 +34,20 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 	while (fuzz_more(&in)) {
 		switch (fuzz_take(&in, 1) % 4) {
 		case 0: {                       /* the driver gives a chain */
-			u32 n = 1 + (u32)fuzz_take(&in, 1) % 4, token = (u32)fuzz_take(&in, 2) % sizeof(out);
+			u32 shape = (u32)fuzz_take(&in, 1);
+			u32 n = 1 + shape % 4, token = (u32)fuzz_take(&in, 2) % sizeof(out);
+			bool indirect = shape & 0x80;
 			struct virtq_buf bufs[4];
 			for (u32 i = 0; i < n; i++)
 				bufs[i] = (struct virtq_buf){ fuzz_take(&in, 8), (u32)fuzz_take(&in, 4),
 							      fuzz_take(&in, 1) & 1 };
 			if (out[token])
 				break;
-			int err = virtq_add(&q, bufs, n, &out[token]);
+			int err = indirect ? virtq_add_indirect(&q, bufs, n, &out[token],
+							       tables[q.free_head % SIZE], 0x1000)
+					   : virtq_add(&q, bufs, n, &out[token]);
+			if (fuzz_take(&in, 1) & 1)
+				virtq_kick_prepare(&q);
 			FUZZ_CHECK(err == 0 || err == -ENOSPC || err == -EINVAL || err == -EIO);
 			if (!err)
 				out[token] = 1;
@@ -52,8 +61,9 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 			e->len = (u32)fuzz_take(&in, 4);
 			break;
 		}
-		case 2:                         /* the device moves its used index */
+		case 2:                         /* the device moves its used index, sets its flags */
 			q.used[1] = (u16)(q.used[1] + fuzz_take(&in, 1) % 4);
+			q.used[0] = (u16)fuzz_take(&in, 1);
 			break;
 		case 3: {                       /* the device scribbles on the descriptors */
 			u32 at = (u32)fuzz_take(&in, 2) % (16u * qsize);

@@ -5,7 +5,10 @@
  * merging back to the very same free lists, zone and node choice
  * (ALLOC_DMA32, ALLOC_THISNODE, fallback by SLIT distance), exhaustion,
  * bad frees reported and harmless, and a random run that checks no two
- * live blocks overlap and that everything comes back.
+ * live blocks overlap and that everything comes back; per-CPU page lists
+ * (recycling, batches, drain, double free) with page_alloc_host_cpu as
+ * "this CPU"; deferred init (the same zones and free lists as a full init,
+ * allocations that grow the zone, pages on their own node).
  *
  * Layouts stay small (a few hundred MiB): each page of a zone's span costs
  * a struct page of real memory, and only touched pages are backed.
@@ -46,7 +49,7 @@ struct lists {
 };
 
 static struct bootmem *bm;
-static struct lists at_init;
+static struct lists at_init, at_init_lists_scratch;
 
 static void take_lists(struct lists *l)
 {
@@ -679,6 +682,280 @@ static void print_one_line_per_zone_with_memory(struct ktest *t)
 	EXPECT_EQ(t, host_log_count("mem: "), 2);
 }
 
+/* --- per-CPU page lists ----------------------------------------------------------- */
+
+/* Boot and give CPUs 0..ncpus-1 their lists on node 0 (a page each); the test runs on CPU 0. */
+static void boot_with_pcp(const struct range *r, u32 nr, u32 nr_nodes, u32 ncpus)
+{
+	page_alloc_init(load(r, nr), nr_nodes, NULL);
+	page_alloc_host_cpu = 0;
+	for (u32 cpu = 0; cpu < ncpus; cpu++)
+		page_alloc_cpu_init(cpu, 0);
+	take_lists(&at_init);
+	host_log_clear();
+}
+
+static void pcp_free_then_alloc_recycles_on_own_cpu(struct ktest *t)
+{
+	boot_with_pcp(small, ARRAY_SIZE(small), 1, 1);
+	struct per_cpu_pages *pcp = page_alloc_pcp(0, 0, ZONE_DMA32);
+	u64 zone_free = zone(0, ZONE_DMA32)->free_pages;
+
+	ASSERT_NE(t, pcp, NULL);
+	struct page *p = alloc_pages(0, 0, 0);
+
+	/* the first one refilled the list with a batch, from the zone */
+	EXPECT_EQ(t, pcp->count, PCP_BATCH - 1);
+	EXPECT_EQ(t, zone(0, ZONE_DMA32)->free_pages, zone_free - PCP_BATCH);
+	free_pages(p, 0);
+	EXPECT_EQ(t, pcp->count, PCP_BATCH);
+	EXPECT_EQ(t, p->flags, PG_PCP);
+	EXPECT_EQ(t, alloc_pages(0, 0, 0), p);  /* newest first: the same page, warm */
+	EXPECT_EQ(t, p->flags, PG_HEAD);
+	EXPECT_EQ(t, zone(0, ZONE_DMA32)->free_pages, zone_free - PCP_BATCH);
+	free_pages(p, 0);
+	EXPECT_EQ(t, nr_free_pages(0, -1), nr_managed_pages(0, -1) - 1);   /* the lists' own page */
+	EXPECT_EQ(t, nr_pcp_pages(0, -1), PCP_BATCH);
+	page_alloc_drain_this_cpu();
+	EXPECT_TRUE(t, lists_as_at_init());
+	EXPECT_STREQ(t, host_log(), "");
+}
+
+/* Frees fill the list up to high, then batch of the oldest go back: count stays below high. */
+static void pcp_high_and_batch_respected(struct ktest *t)
+{
+	static struct page *p[2 * PCP_HIGH];
+	u32 most = 0;
+
+	boot_with_pcp(small, ARRAY_SIZE(small), 1, 1);
+	struct per_cpu_pages *pcp = page_alloc_pcp(0, 0, ZONE_DMA32);
+
+	u64 zone_free = zone(0, ZONE_DMA32)->free_pages;
+
+	ASSERT_NE(t, pcp, NULL);
+	EXPECT_EQ(t, pcp->high, PCP_HIGH);
+	EXPECT_EQ(t, pcp->batch, PCP_BATCH);
+	for (u32 i = 0; i < ARRAY_SIZE(p); i++) {
+		p[i] = alloc_pages(0, 0, 0);
+		ASSERT_NE(t, p[i], NULL);
+		/* refills come in batches: the zone pays batch pages at a time */
+		EXPECT_EQ(t, (zone_free - zone(0, ZONE_DMA32)->free_pages) % PCP_BATCH, 0);
+	}
+	for (u32 i = 0; i < ARRAY_SIZE(p); i++) {
+		free_pages(p[i], 0);
+		most = MAX(most, pcp->count);
+		EXPECT_LT(t, pcp->count, PCP_HIGH);
+	}
+	EXPECT_EQ(t, most, PCP_HIGH - 1);
+	EXPECT_EQ(t, nr_free_pages(0, -1), zone_free);
+	page_alloc_drain_this_cpu();
+	EXPECT_EQ(t, pcp->count, 0);
+	EXPECT_TRUE(t, lists_as_at_init());
+}
+
+/* Pages freed on two CPUs sit on two lists; draining both gives every page back. */
+static void pcp_drain_returns_every_page(struct ktest *t)
+{
+	static struct page *p[300];
+
+	boot_with_pcp(two_nodes, ARRAY_SIZE(two_nodes), 2, 2);
+	for (u32 i = 0; i < ARRAY_SIZE(p); i++) {
+		page_alloc_host_cpu = i % 2;
+		p[i] = alloc_pages(0, (int)(i % 3) - 1, 0);
+		ASSERT_NE(t, p[i], NULL);
+	}
+	for (u32 i = 0; i < ARRAY_SIZE(p); i++) {
+		page_alloc_host_cpu = (i / 7) % 2;
+		free_pages(p[i], 0);
+	}
+	EXPECT_GT(t, nr_pcp_pages(NODE_ANY, -1), 0);
+	EXPECT_EQ(t, nr_free_pages(NODE_ANY, -1), nr_managed_pages(NODE_ANY, -1) - 2);
+	page_alloc_host_cpu = 0;
+	page_alloc_drain_this_cpu();
+	EXPECT_GT(t, nr_pcp_pages(NODE_ANY, -1), 0);       /* CPU 1's are still there */
+	page_alloc_host_cpu = 1;
+	page_alloc_drain_this_cpu();
+	page_alloc_host_cpu = 0;
+	EXPECT_EQ(t, nr_pcp_pages(NODE_ANY, -1), 0);
+	EXPECT_EQ(t, nr_free_pages(NODE_ANY, -1), nr_managed_pages(NODE_ANY, -1) - 2);
+	EXPECT_TRUE(t, lists_as_at_init());
+	EXPECT_STREQ(t, host_log(), "");
+}
+
+static void pcp_double_free_reported_and_harmless(struct ktest *t)
+{
+	boot_with_pcp(small, ARRAY_SIZE(small), 1, 1);
+	struct page *p = alloc_pages(0, 0, 0);
+
+	free_pages(p, 0);
+	free_pages(p, 0);
+	EXPECT_EQ(t, host_log_count("already free, on a per-CPU list (double free)"), 1);
+	EXPECT_EQ(t, page_alloc_pcp(0, 0, ZONE_DMA32)->count, PCP_BATCH);
+	page_alloc_drain_this_cpu();
+	EXPECT_TRUE(t, lists_as_at_init());
+}
+
+/* A CPU without lists (page_alloc_cpu_init() not called) takes single pages from the zone. */
+static void pcp_cpu_without_lists_uses_the_zone(struct ktest *t)
+{
+	boot_with_pcp(small, ARRAY_SIZE(small), 1, 1);
+	u64 zone_free = zone(0, ZONE_DMA32)->free_pages;
+
+	page_alloc_host_cpu = 1;
+	struct page *p = alloc_pages(0, 0, 0);
+
+	ASSERT_NE(t, p, NULL);
+	EXPECT_EQ(t, zone(0, ZONE_DMA32)->free_pages, zone_free - 1);
+	EXPECT_EQ(t, page_alloc_pcp(1, 0, ZONE_DMA32), NULL);
+	free_pages(p, 0);
+	EXPECT_EQ(t, zone(0, ZONE_DMA32)->free_pages, zone_free);
+	page_alloc_host_cpu = 0;
+	EXPECT_TRUE(t, lists_as_at_init());
+}
+
+/* --- deferred init ----------------------------------------------------------------- */
+
+static const struct range ragged_nodes[] = {
+	/* node 0 below and above 4 GiB, an odd end; node 1 ending inside a MAX_ORDER block */
+	{ 1 * MiB, 40 * MiB + 12 * 1024, 0 }, { 4 * GiB, 4 * GiB + 24 * MiB, 0 },
+	{ 64 * MiB, 100 * MiB + 4096 * 3, 1 },
+};
+
+struct zone_facts {
+	u64 managed[TEST_NODES][NR_ZONES];
+	u64 free[TEST_NODES][NR_ZONES];
+};
+
+static void take_facts(struct zone_facts *f)
+{
+	for (int n = 0; n < TEST_NODES; n++)
+		for (int z = 0; z < NR_ZONES; z++) {
+			f->managed[n][z] = zone(n, z)->managed_pages;
+			f->free[n][z] = zone(n, z)->free_pages;
+		}
+}
+
+static void boot_deferred(const struct range *r, u32 nr, u32 nr_nodes, u64 eager)
+{
+	page_alloc_init_deferred(load(r, nr), nr_nodes, NULL, eager);
+	page_alloc_host_cpu = 0;
+	host_log_clear();
+}
+
+/* Run every node's deferred init to the end; the pages it handed over. */
+static u64 finish_deferred(u32 nr_nodes)
+{
+	u64 pages = 0;
+
+	for (u32 n = 0; n < nr_nodes; n++)
+		while (page_alloc_deferred_step(n, &pages))
+			;
+	return pages;
+}
+
+/* Deferred init, finished, leaves the very zones, counts and free lists of a full init. */
+static void deferred_init_ends_as_a_full_init(struct ktest *t)
+{
+	struct zone_facts full, deferred;
+	struct lists full_lists;
+	u64 at_init = 0;
+
+	BOOT(ragged_nodes, 2);
+	take_facts(&full);
+	take_lists(&full_lists);
+	EXPECT_FALSE(t, page_alloc_deferred_pending(NODE_ANY));
+
+	boot_deferred(ragged_nodes, ARRAY_SIZE(ragged_nodes), 2, 1);
+	EXPECT_TRUE(t, page_alloc_deferred_pending(0));
+	EXPECT_TRUE(t, page_alloc_deferred_pending(1));
+	EXPECT_LT(t, nr_managed_pages(NODE_ANY, -1), full.managed[0][0]);
+	for (u32 n = 0; n < 2; n++)
+		at_init += page_alloc_deferred_at_init(n);
+	EXPECT_EQ(t, nr_managed_pages(NODE_ANY, -1) + at_init,
+		  page_alloc_free_range_pages(0) + page_alloc_free_range_pages(1));
+	EXPECT_EQ(t, finish_deferred(2), at_init);
+	EXPECT_FALSE(t, page_alloc_deferred_pending(NODE_ANY));
+	take_facts(&deferred);
+	take_lists(&at_init_lists_scratch);
+	EXPECT_EQ(t, memcmp(&deferred, &full, sizeof(full)), 0);
+	EXPECT_EQ(t, memcmp(&at_init_lists_scratch, &full_lists, sizeof(full_lists)), 0);
+	for (u32 n = 0; n < 2; n++) {
+		EXPECT_EQ(t, nr_managed_pages((int)n, -1), page_alloc_free_range_pages(n));
+		EXPECT_EQ(t, zone(n, ZONE_DMA32)->deferred_pages, 0);
+	}
+	EXPECT_STREQ(t, host_log(), "");
+}
+
+/* Nothing initialised beyond the first piece: every page can still be had, on its node. */
+static void deferred_allocation_grows_the_zone(struct ktest *t)
+{
+	static struct page *got[64 * 1024];
+	u64 full_node1;
+
+	BOOT(ragged_nodes, 2);
+	full_node1 = nr_managed_pages(1, -1);
+	boot_deferred(ragged_nodes, ARRAY_SIZE(ragged_nodes), 2, 1);
+	EXPECT_LT(t, nr_managed_pages(1, -1), full_node1);
+
+	u32 n = drain(got, ARRAY_SIZE(got), 0, 1, ALLOC_THISNODE);
+
+	EXPECT_EQ(t, n, full_node1);            /* never a false "no memory" */
+	EXPECT_FALSE(t, page_alloc_deferred_pending(1));
+	EXPECT_TRUE(t, page_alloc_deferred_pending(0));
+	for (u32 i = 0; i < n; i++) {
+		u64 pa = page_to_phys(got[i]);
+
+		if (got[i]->node != 1 || pa < 64 * MiB || pa >= 100 * MiB + 4096 * 3) {
+			ktest_fail(t, __FILE__, __LINE__, "page 0x%llx of node %u", pa, got[i]->node);
+			break;
+		}
+	}
+	free_all(got, n, 0);
+	EXPECT_EQ(t, nr_free_pages(1, -1), full_node1);
+	/* order MAX_ORDER, too: a deferred zone grows until a whole block is free */
+	struct page *big = alloc_pages(MAX_ORDER, 0, ALLOC_THISNODE | ALLOC_HIGH);
+
+	EXPECT_NE(t, big, NULL);
+	free_pages(big, MAX_ORDER);
+	EXPECT_STREQ(t, host_log(), "");
+}
+
+/* A struct page beyond init_end_pfn is never looked at: phys_to_page() says none. */
+static void deferred_pages_unknown_until_initialised(struct ktest *t)
+{
+	u64 pa = 4 * GiB + 20 * MiB, pages = 0;
+
+	boot_deferred(ragged_nodes, ARRAY_SIZE(ragged_nodes), 2, 1);
+	EXPECT_EQ(t, phys_to_page(pa), NULL);
+	while (page_alloc_deferred_step(0, &pages))
+		;
+	struct page *p = phys_to_page(pa);
+
+	ASSERT_NE(t, p, NULL);
+	EXPECT_EQ(t, page_to_phys(p), pa);
+	EXPECT_EQ(t, p->node, 0);
+	EXPECT_EQ(t, p->zone, ZONE_NORMAL);
+	EXPECT_FALSE(t, page_alloc_deferred_step(0, &pages));
+}
+
+/* The print says what is still deferred and what sits on per-CPU lists. */
+static void deferred_and_pcp_in_the_print(struct ktest *t)
+{
+	boot_deferred(small, ARRAY_SIZE(small), 1, 1);
+	page_alloc_cpu_init(0, 0);
+	free_pages(alloc_pages(0, 0, 0), 0);
+	host_log_clear();
+	page_alloc_print();
+	EXPECT_TRUE(t, host_log_has(" on per-CPU lists"));
+	EXPECT_TRUE(t, host_log_has(" not yet initialised (deferred)"));
+	page_alloc_drain_this_cpu();
+	finish_deferred(1);
+	host_log_clear();
+	page_alloc_print();
+	EXPECT_FALSE(t, host_log_has("per-CPU"));
+	EXPECT_FALSE(t, host_log_has("deferred"));
+}
+
 /* --- random run --------------------------------------------------------------------- */
 
 #define STRESS_PAGES (512 * MiB / PAGE_SIZE)
@@ -781,6 +1058,15 @@ static const struct ktest_case page_alloc_cases[] = {
 	KTEST(phys_page_address_round_trip),
 	KTEST(print_one_line_per_zone_with_memory),
 	KTEST(random_run_no_overlap_all_back),
+	KTEST(pcp_free_then_alloc_recycles_on_own_cpu),
+	KTEST(pcp_high_and_batch_respected),
+	KTEST(pcp_drain_returns_every_page),
+	KTEST(pcp_double_free_reported_and_harmless),
+	KTEST(pcp_cpu_without_lists_uses_the_zone),
+	KTEST(deferred_init_ends_as_a_full_init),
+	KTEST(deferred_allocation_grows_the_zone),
+	KTEST(deferred_pages_unknown_until_initialised),
+	KTEST(deferred_and_pcp_in_the_print),
 	{},
 };
 KTEST_SUITE(page_alloc, page_alloc_cases);

@@ -2,7 +2,9 @@
  * swiotlb_slots_test.c - kernel/swiotlb_pool.c on the host: a fresh pool,
  * sizes to slabs, page alignment, segment edges, merging on free,
  * exhaustion and recovery, bad frees, and a random run checked against a
- * slab-by-slab model after every step.
+ * slab-by-slab model after every step; the areas (how many, where a CPU
+ * starts, moving on when one is full, the early exit, the claim of an
+ * unmap) and the per-node pools' placement and order.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -185,12 +187,21 @@ static void nothing_fits(struct ktest *t)
 static struct swiotlb_slots pool;
 static void *arrays;
 
+/* A pool of nslabs slabs in (at most) nareas areas. */
+static struct swiotlb_slots *fresh_areas(u32 nslabs, u32 nareas)
+{
+	u64 bytes = (swiotlb_slots_array_bytes(nslabs, nareas) + 8 + 63) / 64 * 64;
+
+	free(arrays);
+	arrays = aligned_alloc(64, bytes);
+	memset(arrays, 0, bytes);
+	swiotlb_slots_init(&pool, nslabs, nareas, arrays);
+	return &pool;
+}
+
 static struct swiotlb_slots *fresh(u32 nslabs)
 {
-	free(arrays);
-	arrays = calloc(1, swiotlb_slots_array_bytes(nslabs) + 8);
-	swiotlb_slots_init(&pool, nslabs, arrays);
-	return &pool;
+	return fresh_areas(nslabs, 1);
 }
 
 /* Every invariant holds (the message names the broken one on failure). */
@@ -205,22 +216,22 @@ static void fresh_pool_is_whole_segments(struct ktest *t)
 	EXPECT_EQ(t, s->free[SEG - 1], 1);
 	EXPECT_EQ(t, s->free[SEG], SEG);
 	CHECK(t, s);
-	EXPECT_EQ(t, swiotlb_slots_init(&pool, SEG - 1, arrays), 0);
-	EXPECT_EQ(t, swiotlb_slots_alloc(&pool, 64, 0), -1);
+	EXPECT_EQ(t, swiotlb_slots_init(&pool, SEG - 1, 1, arrays), 0);
+	EXPECT_EQ(t, swiotlb_slots_alloc(&pool, 0, 64, 0), -1);
 }
 
 static void sizes_round_up_to_slabs(struct ktest *t)
 {
 	struct swiotlb_slots *s = fresh(SEG);
 
-	EXPECT_EQ(t, swiotlb_slots_alloc(s, 1, 0x1000), 0);
+	EXPECT_EQ(t, swiotlb_slots_alloc(s, 0, 1, 0x1000), 0);
 	EXPECT_EQ(t, s->nslabs_at[0], 1);
-	EXPECT_EQ(t, swiotlb_slots_alloc(s, SWIOTLB_SLAB_SIZE + 1, 0x2000), 1);
+	EXPECT_EQ(t, swiotlb_slots_alloc(s, 0, SWIOTLB_SLAB_SIZE + 1, 0x2000), 1);
 	EXPECT_EQ(t, s->nslabs_at[1], 2);
 	EXPECT_EQ(t, s->orig[1], 0x2000);
-	EXPECT_EQ(t, s->used, 3);
-	EXPECT_EQ(t, swiotlb_slots_alloc(s, 0, 0), -1);
-	EXPECT_EQ(t, swiotlb_slots_alloc(s, SWIOTLB_MAX_MAPPING + 1, 0), -1);
+	EXPECT_EQ(t, swiotlb_slots_used(s), 3);
+	EXPECT_EQ(t, swiotlb_slots_alloc(s, 0, 0, 0), -1);
+	EXPECT_EQ(t, swiotlb_slots_alloc(s, 0, SWIOTLB_MAX_MAPPING + 1, 0), -1);
 	CHECK(t, s);
 }
 
@@ -228,10 +239,10 @@ static void page_sized_mappings_are_page_aligned(struct ktest *t)
 {
 	struct swiotlb_slots *s = fresh(2 * SEG);
 
-	EXPECT_EQ(t, swiotlb_slots_alloc(s, 64, 0), 0);            /* slab 0 */
-	s64 i = swiotlb_slots_alloc(s, 4096, 0);                    /* not slab 1: odd */
+	EXPECT_EQ(t, swiotlb_slots_alloc(s, 0, 64, 0), 0);            /* slab 0 */
+	s64 i = swiotlb_slots_alloc(s, 0, 4096, 0);                    /* not slab 1: odd */
 	EXPECT_EQ(t, i, 2);
-	i = swiotlb_slots_alloc(s, 3 * 4096, 0);
+	i = swiotlb_slots_alloc(s, 0, 3 * 4096, 0);
 	EXPECT_EQ(t, i % 2, 0);
 	CHECK(t, s);
 }
@@ -240,17 +251,17 @@ static void no_mapping_crosses_a_segment(struct ktest *t)
 {
 	struct swiotlb_slots *s = fresh(2 * SEG);
 
-	EXPECT_EQ(t, swiotlb_slots_alloc(s, (SEG - 2) * SWIOTLB_SLAB_SIZE, 0), 0);
+	EXPECT_EQ(t, swiotlb_slots_alloc(s, 0, (SEG - 2) * SWIOTLB_SLAB_SIZE, 0), 0);
 	/* 4 slabs do not fit in the 2 left in segment 0: they go to segment 1. */
-	EXPECT_EQ(t, swiotlb_slots_alloc(s, 4 * SWIOTLB_SLAB_SIZE, 0), SEG);
+	EXPECT_EQ(t, swiotlb_slots_alloc(s, 0, 4 * SWIOTLB_SLAB_SIZE, 0), SEG);
 	EXPECT_EQ(t, s->free[SEG - 2], 2);
-	EXPECT_EQ(t, swiotlb_slots_alloc(s, SWIOTLB_MAX_MAPPING, 0), -1);  /* no whole segment */
+	EXPECT_EQ(t, swiotlb_slots_alloc(s, 0, SWIOTLB_MAX_MAPPING, 0), -1);  /* no whole segment */
 	CHECK(t, s);
 	/* A whole-segment mapping takes exactly one segment. */
 	s = fresh(2 * SEG);
-	EXPECT_EQ(t, swiotlb_slots_alloc(s, SWIOTLB_MAX_MAPPING, 0), 0);
-	EXPECT_EQ(t, swiotlb_slots_alloc(s, SWIOTLB_MAX_MAPPING, 0), SEG);
-	EXPECT_EQ(t, swiotlb_slots_alloc(s, 1, 0), -1);
+	EXPECT_EQ(t, swiotlb_slots_alloc(s, 0, SWIOTLB_MAX_MAPPING, 0), 0);
+	EXPECT_EQ(t, swiotlb_slots_alloc(s, 0, SWIOTLB_MAX_MAPPING, 0), SEG);
+	EXPECT_EQ(t, swiotlb_slots_alloc(s, 0, 1, 0), -1);
 	CHECK(t, s);
 }
 
@@ -258,9 +269,9 @@ static void frees_merge_with_neighbours(struct ktest *t)
 {
 	struct swiotlb_slots *s = fresh(SEG);
 	u64 two = 2 * SWIOTLB_SLAB_SIZE - 100;  /* 2 slabs, under a page: no alignment */
-	s64 a = swiotlb_slots_alloc(s, two, 0);
-	s64 b = swiotlb_slots_alloc(s, two, 0);
-	s64 c = swiotlb_slots_alloc(s, two, 0);
+	s64 a = swiotlb_slots_alloc(s, 0, two, 0);
+	s64 b = swiotlb_slots_alloc(s, 0, two, 0);
+	s64 c = swiotlb_slots_alloc(s, 0, two, 0);
 
 	EXPECT_EQ(t, a, 0);
 	EXPECT_EQ(t, b, 2);
@@ -273,8 +284,8 @@ static void frees_merge_with_neighbours(struct ktest *t)
 	CHECK(t, s);
 	EXPECT_TRUE(t, swiotlb_slots_free(s, (u32)b));
 	EXPECT_EQ(t, s->free[0], SEG);          /* one free run again */
-	EXPECT_EQ(t, s->used, 0);
-	EXPECT_EQ(t, s->peak, 6);
+	EXPECT_EQ(t, swiotlb_slots_used(s), 0);
+	EXPECT_EQ(t, swiotlb_slots_peak(s), 6);
 	CHECK(t, s);
 }
 
@@ -284,19 +295,19 @@ static void exhaustion_then_recovery(struct ktest *t)
 	s64 got[2 * SEG];
 	u32 n = 0;
 
-	while (n < 2 * SEG && (got[n] = swiotlb_slots_alloc(s, 1024, n)) >= 0)
+	while (n < 2 * SEG && (got[n] = swiotlb_slots_alloc(s, 0, 1024, n)) >= 0)
 		n++;
 	EXPECT_EQ(t, n, 2 * SEG);
-	EXPECT_EQ(t, swiotlb_slots_alloc(s, 1024, 0), -1);          /* full */
-	EXPECT_EQ(t, s->used, 2 * SEG);
+	EXPECT_EQ(t, swiotlb_slots_alloc(s, 0, 1024, 0), -1);          /* full */
+	EXPECT_EQ(t, swiotlb_slots_used(s), 2 * SEG);
 	CHECK(t, s);
 	EXPECT_TRUE(t, swiotlb_slots_free(s, (u32)got[10]));
-	EXPECT_EQ(t, swiotlb_slots_alloc(s, 1024, 0), 10);        /* the one hole */
-	EXPECT_EQ(t, swiotlb_slots_alloc(s, 1024, 0), -1);
+	EXPECT_EQ(t, swiotlb_slots_alloc(s, 0, 1024, 0), 10);        /* the one hole */
+	EXPECT_EQ(t, swiotlb_slots_alloc(s, 0, 1024, 0), -1);
 	for (u32 i = 0; i < n; i++)
 		EXPECT_TRUE(t, swiotlb_slots_free(s, (u32)got[i]));
-	EXPECT_EQ(t, s->used, 0);
-	EXPECT_EQ(t, swiotlb_slots_alloc(s, SWIOTLB_MAX_MAPPING, 0) >= 0, true);
+	EXPECT_EQ(t, swiotlb_slots_used(s), 0);
+	EXPECT_EQ(t, swiotlb_slots_alloc(s, 0, SWIOTLB_MAX_MAPPING, 0) >= 0, true);
 	CHECK(t, s);
 }
 
@@ -306,19 +317,19 @@ static void fragmentation_can_refuse_a_large_mapping(struct ktest *t)
 	s64 got[SEG];
 
 	for (u32 i = 0; i < SEG; i++)
-		got[i] = swiotlb_slots_alloc(s, 64, 0);
+		got[i] = swiotlb_slots_alloc(s, 0, 64, 0);
 	for (u32 i = 0; i < SEG; i += 2)        /* every other slab free: half the pool */
 		swiotlb_slots_free(s, (u32)got[i]);
-	EXPECT_EQ(t, s->used, SEG / 2);
-	EXPECT_EQ(t, swiotlb_slots_alloc(s, 2 * SWIOTLB_SLAB_SIZE, 0), -1);
-	EXPECT_GE(t, swiotlb_slots_alloc(s, 64, 0), 0);
+	EXPECT_EQ(t, swiotlb_slots_used(s), SEG / 2);
+	EXPECT_EQ(t, swiotlb_slots_alloc(s, 0, 2 * SWIOTLB_SLAB_SIZE, 0), -1);
+	EXPECT_GE(t, swiotlb_slots_alloc(s, 0, 64, 0), 0);
 	CHECK(t, s);
 }
 
 static void bad_frees_are_refused(struct ktest *t)
 {
 	struct swiotlb_slots *s = fresh(SEG);
-	s64 a = swiotlb_slots_alloc(s, 3 * SWIOTLB_SLAB_SIZE, 0);
+	s64 a = swiotlb_slots_alloc(s, 0, 3 * SWIOTLB_SLAB_SIZE, 0);
 
 	EXPECT_FALSE(t, swiotlb_slots_free(s, (u32)a + 1));         /* inside, not the start */
 	EXPECT_FALSE(t, swiotlb_slots_free(s, SEG));                /* outside the pool */
@@ -327,11 +338,184 @@ static void bad_frees_are_refused(struct ktest *t)
 	CHECK(t, s);
 }
 
-/* Random map/unmap against a model: which slabs each live mapping owns. */
+/* --- areas (Linux 6.0) ---------------------------------------------------------- */
+
+static void nareas_is_a_power_of_two_of_whole_segments(struct ktest *t)
+{
+	EXPECT_EQ(t, swiotlb_nareas(0, 512 * SEG), 1);
+	EXPECT_EQ(t, swiotlb_nareas(1, 512 * SEG), 1);
+	EXPECT_EQ(t, swiotlb_nareas(3, 512 * SEG), 4);     /* rounded up, as Linux */
+	EXPECT_EQ(t, swiotlb_nareas(4, 512 * SEG), 4);
+	EXPECT_EQ(t, swiotlb_nareas(5, 512 * SEG), 8);
+	EXPECT_EQ(t, swiotlb_nareas(8, 3 * SEG), 2);       /* each area at least a segment */
+	EXPECT_EQ(t, swiotlb_nareas(2, SEG), 1);
+	EXPECT_EQ(t, swiotlb_nareas(5000, 1U << 20), SWIOTLB_MAX_AREAS);
+}
+
+static void areas_split_the_pool_in_whole_segments(struct ktest *t)
+{
+	struct swiotlb_slots *s = fresh_areas(5 * SEG, 4);
+
+	EXPECT_EQ(t, s->nareas, 4);
+	for (u32 a = 0; a < 3; a++) {
+		EXPECT_EQ(t, s->areas[a].first, a * SEG);
+		EXPECT_EQ(t, s->areas[a].nslabs, SEG);
+	}
+	EXPECT_EQ(t, s->areas[3].nslabs, 2 * SEG);           /* the last takes the rest */
+	EXPECT_EQ(t, swiotlb_slots_area_of(s, 4 * SEG + 5), 3);
+	EXPECT_EQ(t, swiotlb_slots_area_of(s, SEG - 1), 0);
+	CHECK(t, s);
+	s = fresh_areas(3 * SEG, 4);                          /* too small for 4: 2 areas */
+	EXPECT_EQ(t, s->nareas, 2);
+	CHECK(t, s);
+}
+
+static void each_cpu_starts_in_its_own_area(struct ktest *t)
+{
+	struct swiotlb_slots *s = fresh_areas(4 * SEG, 4);
+
+	for (u32 cpu = 0; cpu < 8; cpu++) {
+		s64 i = swiotlb_slots_alloc(s, cpu, 64, cpu);
+		ASSERT_GE(t, i, 0);
+		EXPECT_EQ(t, swiotlb_slots_area_of(s, (u32)i), cpu & 3);
+		EXPECT_EQ(t, (u32)i, (cpu & 3) * SEG + cpu / 4);  /* round robin inside the area */
+	}
+	EXPECT_EQ(t, s->areas[2].used, 2);
+	CHECK(t, s);
+}
+
+/* Fill area a with single slabs (mappings started from a): SEG of them. */
+static void fill_area(struct ktest *t, struct swiotlb_slots *s, u32 a)
+{
+	for (u32 k = 0; k < s->areas[a].nslabs; k++)
+		ASSERT_EQ(t, swiotlb_slots_area_of(s, (u32)swiotlb_slots_alloc(s, a, 64, k)), a);
+}
+
+static void a_full_area_moves_on_to_the_next(struct ktest *t)
+{
+	struct swiotlb_slots *s = fresh_areas(4 * SEG, 4);
+	s64 i;
+
+	fill_area(t, s, 2);
+	i = swiotlb_slots_alloc(s, 2, 64, 0);           /* 2 is full: the next, 3 */
+	EXPECT_EQ(t, swiotlb_slots_area_of(s, (u32)i), 3);
+	fill_area(t, s, 0);
+	fill_area(t, s, 1);
+	i = swiotlb_slots_alloc(s, 0, 4096, 0);         /* 0, 1, 2 full: the last area serves */
+	ASSERT_GE(t, i, 0);
+	EXPECT_EQ(t, swiotlb_slots_area_of(s, (u32)i), 3);
+	EXPECT_EQ(t, i % 2, 0);
+	s = fresh_areas(4 * SEG, 4);
+	fill_area(t, s, 3);
+	i = swiotlb_slots_alloc(s, 3, 64, 0);           /* from the last area, wrapping to 0 */
+	EXPECT_EQ(t, swiotlb_slots_area_of(s, (u32)i), 0);
+	CHECK(t, s);
+}
+
+static void all_areas_full_refuse_without_moving(struct ktest *t)
+{
+	struct swiotlb_slots *s = fresh_areas(4 * SEG, 4);
+	u32 index[4];
+
+	for (u32 a = 0; a < 4; a++)
+		fill_area(t, s, a);
+	for (u32 a = 0; a < 4; a++)
+		index[a] = s->areas[a].index;
+	for (u32 cpu = 0; cpu < 4; cpu++)
+		EXPECT_EQ(t, swiotlb_slots_alloc(s, cpu, 64, 0), -1);
+	for (u32 a = 0; a < 4; a++)
+		EXPECT_EQ(t, s->areas[a].index, index[a]);
+	EXPECT_EQ(t, swiotlb_slots_used(s), 4 * SEG);
+	ASSERT_TRUE(t, swiotlb_slots_free(s, 3 * SEG + 7));
+	EXPECT_EQ(t, swiotlb_slots_alloc(s, 1, 64, 0), 3 * SEG + 7);   /* the one hole, wherever */
+	CHECK(t, s);
+}
+
+/* The early exit: an area with exactly the slabs a mapping needs is searched, not passed over. */
+static void an_area_with_exactly_enough_free_serves(struct ktest *t)
+{
+	struct swiotlb_slots *s = fresh_areas(2 * SEG, 2);
+
+	for (u32 k = 0; k < SEG - 1; k++)
+		ASSERT_GE(t, swiotlb_slots_alloc(s, 0, 64, k), 0);
+	EXPECT_EQ(t, swiotlb_slots_alloc(s, 0, 64, 0), SEG - 1);       /* the last free slab of 0 */
+	EXPECT_EQ(t, swiotlb_slots_alloc(s, 0, 64, 0), SEG);           /* then area 1 */
+	ASSERT_TRUE(t, swiotlb_slots_free(s, 10));
+	ASSERT_TRUE(t, swiotlb_slots_free(s, 11));
+	EXPECT_EQ(t, swiotlb_slots_alloc(s, 0, 2 * SWIOTLB_SLAB_SIZE, 0), 10);  /* two, two free */
+	CHECK(t, s);
+}
+
+static void an_unmap_claims_its_mapping_once(struct ktest *t)
+{
+	struct swiotlb_slots *s = fresh_areas(2 * SEG, 2);
+	s64 i = swiotlb_slots_alloc(s, 1, 3000, 0x5000);
+	u64 orig;
+	u32 bytes;
+
+	ASSERT_GE(t, i, 0);
+	EXPECT_FALSE(t, swiotlb_slots_lookup(s, (u32)i + 1, &orig, &bytes));  /* inside, not a start */
+	EXPECT_TRUE(t, swiotlb_slots_lookup(s, (u32)i, &orig, &bytes));
+	EXPECT_EQ(t, orig, 0x5000);
+	EXPECT_EQ(t, bytes, 3000);
+	EXPECT_TRUE(t, swiotlb_slots_claim(s, (u32)i, &orig, &bytes));
+	EXPECT_EQ(t, orig, 0x5000);
+	EXPECT_EQ(t, bytes, 3000);
+	EXPECT_FALSE(t, swiotlb_slots_claim(s, (u32)i, &orig, &bytes));  /* the second unmap loses */
+	EXPECT_FALSE(t, swiotlb_slots_lookup(s, (u32)i, &orig, &bytes)); /* no sync during the unmap */
+	CHECK(t, s);
+	EXPECT_TRUE(t, swiotlb_slots_free(s, (u32)i));
+	EXPECT_FALSE(t, swiotlb_slots_claim(s, (u32)i, &orig, &bytes));  /* gone */
+	EXPECT_FALSE(t, swiotlb_slots_claim(s, 2 * SEG, &orig, &bytes)); /* outside */
+	EXPECT_EQ(t, swiotlb_slots_used(s), 0);
+	CHECK(t, s);
+}
+
+/* --- per-node pools (testbed's own) --------------------------------------------- */
+
+static void pernode_places_a_pool_on_every_low_node(struct ktest *t)
+{
+	struct swiotlb_placement p[MAX_NODES];
+	int pool_node[MAX_NODES];
+	u8 order[MAX_NODES];
+
+	bootmem_init(bm);                       /* wide: node 3 above 4 GiB */
+	bootmem_add_memory(bm, 0, 1 * GiB, 0);
+	bootmem_add_memory(bm, 1 * GiB, 2 * GiB, 1);
+	bootmem_add_memory(bm, 2 * GiB, 3 * GiB, 2);
+	bootmem_add_memory(bm, 4 * GiB, 5 * GiB, 3);
+	bootmem_reserve(bm, 0, 1 * MiB);
+	flat_distances(4);
+	dist[3][2] = 15, dist[2][3] = 15;       /* node 3 sits next to node 2 */
+	u32 n = swiotlb_place_per_node(bm, 4, dist, 0, 64 * MiB, p);
+	ASSERT_EQ(t, n, 3);
+	for (u32 i = 0; i < n; i++) {
+		EXPECT_EQ(t, p[i].node, (int)i);        /* boot node first, then by distance */
+		EXPECT_EQ(t, p[i].base, (i + 1) * GiB - 64 * MiB);     /* top-down */
+		pool_node[i] = p[i].node;
+	}
+	EXPECT_EQ(t, swiotlb_pool_order(4, dist, 1, 0, pool_node, n, order), 3);
+	EXPECT_EQ(t, order[0], 1);              /* its own node's pool first */
+	EXPECT_EQ(t, order[1], 0);
+	EXPECT_EQ(t, order[2], 2);
+	swiotlb_pool_order(4, dist, 3, 0, pool_node, n, order);
+	EXPECT_EQ(t, order[0], 2);              /* node 3 has no pool: the nearest by SLIT */
+	swiotlb_pool_order(4, dist, NODE_ANY, 0, pool_node, n, order);
+	EXPECT_EQ(t, order[0], 0);              /* no node: the boot CPU's */
+	story();                                /* story: only node 1 has memory below 4 GiB */
+	ASSERT_EQ(t, swiotlb_place_per_node(bm, 3, dist, 0, 64 * MiB, p), 1);
+	EXPECT_EQ(t, p[0].node, 1);
+	bootmem_init(bm);
+	bootmem_add_memory(bm, 4 * GiB, 6 * GiB, 0);
+	EXPECT_EQ(t, swiotlb_place_per_node(bm, 1, dist, 0, 64 * MiB, p), 0);
+	EXPECT_STREQ(t, p[0].failed, "no node has room below 4 GiB");
+}
+
+/* Random map/unmap from random CPUs against a model: which slabs each live mapping owns. */
 static void random_run_matches_a_model(struct ktest *t)
 {
 	enum { SLABS = 4 * SEG, LIVE = 64 };
-	struct swiotlb_slots *s = fresh(SLABS);
+	struct swiotlb_slots *s = fresh_areas(SLABS, 4);
 	static u8 owner[SLABS];         /* 0 free, else 1 + index in live[] */
 	s64 live[LIVE];
 	u32 seed = 12345, fails = 0;
@@ -352,7 +536,7 @@ static void random_run_matches_a_model(struct ktest *t)
 			live[k] = -1;
 		} else {
 			u64 size = 1 + (seed >> 12) % (16 * SWIOTLB_SLAB_SIZE);
-			s64 i = swiotlb_slots_alloc(s, size, k);
+			s64 i = swiotlb_slots_alloc(s, seed >> 29, size, k);      /* from any CPU */
 			if (i < 0) {
 				fails++;
 				continue;
@@ -394,6 +578,14 @@ static const struct ktest_case swiotlb_pool_cases[] = {
 	KTEST(exhaustion_then_recovery),
 	KTEST(fragmentation_can_refuse_a_large_mapping),
 	KTEST(bad_frees_are_refused),
+	KTEST(nareas_is_a_power_of_two_of_whole_segments),
+	KTEST(areas_split_the_pool_in_whole_segments),
+	KTEST(each_cpu_starts_in_its_own_area),
+	KTEST(a_full_area_moves_on_to_the_next),
+	KTEST(all_areas_full_refuse_without_moving),
+	KTEST(an_area_with_exactly_enough_free_serves),
+	KTEST(an_unmap_claims_its_mapping_once),
+	KTEST(pernode_places_a_pool_on_every_low_node),
 	KTEST(random_run_matches_a_model),
 	{},
 };

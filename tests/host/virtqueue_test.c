@@ -1,7 +1,9 @@
 /*
  * virtqueue_test.c - the split virtqueue's rings on plain memory, with the
- * test playing the device: chains go out and come back in any order, and a
- * device that writes nonsense breaks the queue instead of the driver.
+ * test playing the device: chains go out and come back in any order, direct
+ * or through indirect tables, the device is notified once a batch unless
+ * it said not to, and a device that writes nonsense breaks the queue
+ * instead of the driver.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +17,9 @@
 static u8 mem[4096] __aligned(16);
 static struct virtq_ring q;
 static int tokens[64];
+static struct virtq_desc tables[64][SIZE] __aligned(16);        /* an indirect table per tag */
+
+#define TABLE_ADDR(tag) (0x100000 + 0x1000 * (u64)(tag))        /* its bus address, made up */
 
 static void fresh(void)
 {
@@ -30,6 +35,16 @@ static int add(u32 n, int tag)
 	for (u32 i = 0; i < n && i < ARRAY_SIZE(bufs); i++)
 		bufs[i] = (struct virtq_buf){ 0x1000 * (u64)(i + 1), 512, i == n - 1 };
 	return virtq_add(&q, bufs, n, &tokens[tag]);
+}
+
+/* The same chain through tables[tag]. */
+static int add_indirect(u32 n, int tag)
+{
+	struct virtq_buf bufs[SIZE + 1];
+
+	for (u32 i = 0; i < n && i < ARRAY_SIZE(bufs); i++)
+		bufs[i] = (struct virtq_buf){ 0x1000 * (u64)(i + 1), 512, i == n - 1 };
+	return virtq_add_indirect(&q, bufs, n, &tokens[tag], tables[tag], TABLE_ADDR(tag));
 }
 
 /* The device gives back the chain that starts at head, having written len bytes. */
@@ -147,6 +162,71 @@ static void a_used_index_ahead_breaks_the_queue(struct ktest *t)
 	EXPECT_NE(t, q.broken, NULL);
 }
 
+/* A block request's three buffers: one ring descriptor, pointing at a table of three. */
+static void an_indirect_chain_takes_one_ring_descriptor(struct ktest *t)
+{
+	fresh();
+	memset(tables, 0xee, sizeof(tables));
+	ASSERT_EQ(t, add_indirect(3, 1), 0);
+	EXPECT_EQ(t, q.num_free, SIZE - 1);
+	u16 head = avail_head(0);
+	EXPECT_EQ(t, q.desc[head].flags, VIRTQ_DESC_F_INDIRECT);       /* not with NEXT (2.6.5.3.1) */
+	EXPECT_EQ(t, q.desc[head].addr, TABLE_ADDR(1));
+	EXPECT_EQ(t, q.desc[head].len, 3 * sizeof(struct virtq_desc));
+	for (u16 i = 0; i < 3; i++) {
+		EXPECT_EQ(t, tables[1][i].addr, 0x1000 * (u64)(i + 1));
+		EXPECT_EQ(t, tables[1][i].len, 512);
+	}
+	EXPECT_EQ(t, tables[1][0].flags, VIRTQ_DESC_F_NEXT);
+	EXPECT_EQ(t, tables[1][0].next, 1);
+	EXPECT_EQ(t, tables[1][1].flags, VIRTQ_DESC_F_NEXT);
+	EXPECT_EQ(t, tables[1][1].next, 2);
+	EXPECT_EQ(t, tables[1][2].flags, VIRTQ_DESC_F_WRITE);   /* the end: no NEXT */
+	EXPECT_EQ(t, virtq_check(&q), NULL);
+	device_uses(head, 1);
+	EXPECT_EQ(t, virtq_get_used(&q, NULL), &tokens[1]);
+	EXPECT_EQ(t, q.num_free, SIZE);
+	EXPECT_EQ(t, virtq_check(&q), NULL);
+}
+
+/* SIZE indirect chains fill a queue of SIZE; direct chains share it. */
+static void a_queue_holds_size_indirect_chains(struct ktest *t)
+{
+	fresh();
+	for (int tag = 0; tag < SIZE; tag++)
+		ASSERT_EQ(t, add_indirect(3, tag), 0);
+	EXPECT_EQ(t, q.in_flight, SIZE);
+	EXPECT_EQ(t, q.max_in_flight, SIZE);
+	EXPECT_EQ(t, add_indirect(3, SIZE), -ENOSPC);
+	EXPECT_EQ(t, add_indirect(SIZE + 1, SIZE), -EINVAL);    /* no chain longer than the queue */
+	device_uses(avail_head(2), 0);
+	EXPECT_EQ(t, virtq_get_used(&q, NULL), &tokens[2]);
+	EXPECT_EQ(t, add(2, 40), -ENOSPC);              /* one free: a direct pair does not fit */
+	EXPECT_EQ(t, add(1, 40), 0);                    /* one does */
+	EXPECT_EQ(t, virtq_check(&q), NULL);
+}
+
+/* One kick a batch; none when nothing was added, or when the device says NO_NOTIFY. */
+static void a_batch_is_one_kick_unless_the_device_declines(struct ktest *t)
+{
+	fresh();
+	EXPECT_FALSE(t, virtq_kick_prepare(&q));        /* nothing to tell */
+	for (int tag = 0; tag < 4; tag++)
+		ASSERT_EQ(t, add_indirect(3, tag), 0);
+	EXPECT_EQ(t, q.avail[1], 4);                    /* each published at once */
+	EXPECT_TRUE(t, virtq_kick_prepare(&q));
+	EXPECT_FALSE(t, virtq_kick_prepare(&q));        /* the same batch: told already */
+	ASSERT_EQ(t, add(1, 10), 0);
+	q.used[0] = VIRTQ_USED_F_NO_NOTIFY;             /* the device is at work on the queue */
+	EXPECT_FALSE(t, virtq_kick_prepare(&q));
+	EXPECT_EQ(t, q.kicks, 1);
+	EXPECT_EQ(t, q.kicks_suppressed, 1);
+	q.used[0] = 0;
+	ASSERT_EQ(t, add(1, 11), 0);
+	EXPECT_TRUE(t, virtq_kick_prepare(&q));
+	EXPECT_EQ(t, q.kicks, 2);
+}
+
 /* Random traffic against a model: which tokens are out, and in what chains. */
 static void random_traffic_matches_the_model(struct ktest *t)
 {
@@ -163,7 +243,7 @@ static void random_traffic_matches_the_model(struct ktest *t)
 				continue;
 			u32 n = 1 + (seed >> 24) % 3;
 			u16 head = q.free_head;
-			int err = add(n, tag);
+			int err = (seed >> 12) & 1 ? add_indirect(n, tag) : add(n, tag);
 			ASSERT_TRUE(t, err == 0 || err == -ENOSPC);
 			if (!err) {
 				out[tag] = 1;
@@ -191,6 +271,9 @@ static const struct ktest_case virtqueue_cases[] = {
 	KTEST(a_bogus_used_id_breaks_the_queue),
 	KTEST(a_used_id_given_back_twice_breaks_the_queue),
 	KTEST(a_used_index_ahead_breaks_the_queue),
+	KTEST(an_indirect_chain_takes_one_ring_descriptor),
+	KTEST(a_queue_holds_size_indirect_chains),
+	KTEST(a_batch_is_one_kick_unless_the_device_declines),
 	KTEST(random_traffic_matches_the_model),
 	{},
 };

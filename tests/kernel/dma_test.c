@@ -7,8 +7,8 @@
  * for real: buffers above 4 GiB bounced in each direction for a 32-bit
  * device, or refused when the pool cannot serve it (rc4 above 4 GiB,
  * node0 falling back above it from a memoryless node 0, off), concurrent
- * mapping from every CPU, a full pool and its recovery, a bad unmap,
- * coherent memory.
+ * mapping from every CPU (each in its own area), a full pool and its
+ * recovery, areas filling one after the other, a bad unmap, coherent memory.
  */
 #include "dma.h"
 #include "dma_debug.h"
@@ -132,6 +132,7 @@ static void check_rule(struct ktest *t, enum swiotlb_policy policy, bool ok,
 		}
 		break;
 	case SWIOTLB_NEAREST:
+	case SWIOTLB_PERNODE:          /* its first pool is nearest's */
 		if (no_room(NODE_ANY, DMA32_LIMIT)) {
 			EXPECT_FALSE(t, ok);
 		} else if (nearest_roomy_below_4g() >= 0) {
@@ -192,15 +193,15 @@ static void reachable_buffer_is_not_bounced(struct ktest *t)
 {
 	u8 *buf = kmalloc(512, 0);
 	ASSERT_TRUE(t, buf != NULL);
-	u64 bounces = dev64.stats.bounces;
+	u64 bounces = dma_device_stats(&dev64).bounces;
 	dma_addr_t a = dma_map_single(&dev64, buf, 512, DMA_TO_DEVICE);
 
 	if (swiotlb_force()) {
 		EXPECT_TRUE(t, is_swiotlb_buffer(a));   /* swiotlb=force bounces everything */
-		EXPECT_EQ(t, dev64.stats.bounces, bounces + 1);
+		EXPECT_EQ(t, dma_device_stats(&dev64).bounces, bounces + 1);
 	} else {
 		EXPECT_EQ(t, a, virt_to_phys(buf));
-		EXPECT_EQ(t, dev64.stats.bounces, bounces);
+		EXPECT_EQ(t, dma_device_stats(&dev64).bounces, bounces);
 	}
 	dma_unmap_single(&dev64, a, 512, DMA_TO_DEVICE);
 	kfree(buf);
@@ -215,13 +216,13 @@ static void high_buffer_bounces_each_way_or_is_refused(struct ktest *t)
 	if (!pg)
 		KTEST_SKIP(t, "no free memory above 4 GiB");
 	u8 *buf = page_address(pg);
-	u64 errors = dev32.stats.errors;
+	u64 errors = dma_device_stats(&dev32).errors;
 
 	if (!pool_serves_dma32()) {
 		/* rc4 above 4 GiB, node0 that failed, off: refused, never handed out. */
 		dma_addr_t a = dma_map_single(&dev32, buf, LEN, DMA_TO_DEVICE);
 		EXPECT_TRUE(t, dma_mapping_error(&dev32, a));
-		EXPECT_EQ(t, dev32.stats.errors, errors + 1);
+		EXPECT_EQ(t, dma_device_stats(&dev32).errors, errors + 1);
 		/* The test option hands out the unreachable bounce buffer anyway (rc4). */
 		u64 base, end;
 		int node;
@@ -271,7 +272,7 @@ static void high_buffer_bounces_each_way_or_is_refused(struct ktest *t)
 	pattern_fill(phys_to_virt(a), LEN, 5);
 	dma_unmap_single(&dev32, a, LEN, DMA_BIDIRECTIONAL);
 	EXPECT_TRUE(t, pattern_ok(buf, LEN, 5));
-	EXPECT_EQ(t, dev32.stats.errors, errors);
+	EXPECT_EQ(t, dma_device_stats(&dev32).errors, errors);
 	free_pages(pg, 0);
 }
 
@@ -284,8 +285,17 @@ static void high_buffer_bounces_each_way_or_is_refused(struct ktest *t)
 struct stress {
 	u8 buf[STRESS_CPUS][1024];
 	u32 bad;
+	u32 elsewhere;          /* mappings outside the mapping CPU's own area */
 	u32 rounds;             /* per CPU */
 };
+
+/* The area a mapping from cpu should land in while its area has room (one pool). */
+static int own_area(u32 cpu)
+{
+	struct swiotlb_pool_info info;
+
+	return swiotlb_pools() == 1 && swiotlb_pool_info(0, &info) ? (int)(cpu & (info.nareas - 1)) : -1;
+}
 
 static void stress_cpu(void *arg)
 {
@@ -303,6 +313,8 @@ static void stress_cpu(void *arg)
 		}
 		if (!pattern_ok(phys_to_virt(a), sizeof(s->buf[0]), seed))
 			__atomic_fetch_add(&s->bad, 1, __ATOMIC_RELAXED);
+		if (own_area(cpu) >= 0 && swiotlb_area_of(a) != own_area(cpu))
+			__atomic_fetch_add(&s->elsewhere, 1, __ATOMIC_RELAXED);
 		pattern_fill(phys_to_virt(a), sizeof(s->buf[0]), seed + 1);
 		swiotlb_unmap(a, sizeof(s->buf[0]), DMA_BIDIRECTIONAL);
 		if (!pattern_ok(mine, sizeof(s->buf[0]), seed + 1))
@@ -321,7 +333,7 @@ static void concurrent_mapping_from_every_cpu(struct ktest *t)
 
 	if (!swiotlb_pool_range(&b, &e, &node))
 		KTEST_SKIP(t, "no pool");
-	s.bad = 0;
+	s.bad = s.elsewhere = 0;
 	s.rounds = MAX(STRESS_MAPS / MAX(nr_cpus_online, 1u), (u32)STRESS_MIN_ROUNDS);
 	swiotlb_get_stats(&before);
 	for (u32 cpu = 0; cpu < ncpus; cpu++) {
@@ -333,9 +345,21 @@ static void concurrent_mapping_from_every_cpu(struct ktest *t)
 			thread_join(th[cpu]);
 	swiotlb_get_stats(&after);
 	EXPECT_EQ(t, s.bad, 0);
+	EXPECT_EQ(t, s.elsewhere, 0);           /* each CPU in its own area: none was ever full */
 	EXPECT_EQ(t, after.maps - before.maps, (u64)s.rounds * started);
 	EXPECT_EQ(t, after.unmaps - before.unmaps, (u64)s.rounds * started);
 	EXPECT_EQ(t, after.used_slabs, before.used_slabs);
+}
+
+/* The bytes of every pool (pernode has several). */
+static u64 pools_bytes(void)
+{
+	struct swiotlb_pool_info info;
+	u64 bytes = 0;
+
+	for (u32 i = 0; swiotlb_pool_info(i, &info); i++)
+		bytes += info.end - info.base;
+	return bytes;
 }
 
 static void full_pool_refuses_then_recovers(struct ktest *t)
@@ -355,7 +379,7 @@ static void full_pool_refuses_then_recovers(struct ktest *t)
 	while (n < ARRAY_SIZE(maps) &&
 	       (maps[n] = swiotlb_map(pa, SWIOTLB_MAX_MAPPING, DMA_FROM_DEVICE)) != ~0UL)
 		n++;
-	EXPECT_EQ(t, (u64)n * SWIOTLB_MAX_MAPPING, e - b);     /* every slot, then refused */
+	EXPECT_EQ(t, (u64)n * SWIOTLB_MAX_MAPPING, pools_bytes());    /* every slot, then refused */
 	swiotlb_get_stats(&end);
 	EXPECT_EQ(t, end.full, st.full + 1);
 	EXPECT_EQ(t, end.used_slabs, end.slabs);
@@ -369,6 +393,126 @@ static void full_pool_refuses_then_recovers(struct ktest *t)
 	swiotlb_get_stats(&end);
 	EXPECT_EQ(t, end.used_slabs, st.used_slabs);
 	free_pages(orig, 6);
+}
+
+/*
+ * From one CPU, 256 KiB mappings until the pool refuses: they fill the
+ * CPU's own area, then the next, and so on around, each area once, then a
+ * refusal (counted); given back, the pool is as it was.
+ */
+struct area_walk {
+	u64 maps[(1UL << 30) / SWIOTLB_MAX_MAPPING + 1];
+	u32 n, cpu, changes, backwards, nareas;
+	int first, last;
+	u64 full_before, full_after;
+};
+
+static void walk_areas(void *arg)
+{
+	struct area_walk *w = arg;
+	struct swiotlb_stats st;
+	struct page *orig = alloc_pages(6, NODE_ANY, 0);
+
+	if (!orig)
+		return;
+	w->cpu = smp_processor_id();
+	swiotlb_get_stats(&st);
+	w->full_before = st.full;
+	w->first = w->last = -1;
+	while (w->n < ARRAY_SIZE(w->maps)) {
+		u64 a = swiotlb_map(page_to_phys(orig), SWIOTLB_MAX_MAPPING, DMA_TO_DEVICE);
+		if (a == ~0UL)
+			break;
+		int area = swiotlb_area_of(a);
+		if (w->first < 0)
+			w->first = area;
+		else if (area != w->last) {
+			w->changes++;
+			if ((u32)area != ((u32)w->last + 1) % w->nareas)
+				w->backwards++;         /* not the next area after the last */
+		}
+		w->last = area;
+		w->maps[w->n++] = a;
+	}
+	swiotlb_get_stats(&st);
+	w->full_after = st.full;
+	for (u32 i = 0; i < w->n; i++)
+		swiotlb_unmap(w->maps[i], SWIOTLB_MAX_MAPPING, DMA_TO_DEVICE);
+	free_pages(orig, 6);
+}
+
+static void a_full_area_moves_on_to_the_next(struct ktest *t)
+{
+	static struct area_walk w;
+	struct swiotlb_pool_info info;
+	struct swiotlb_stats st, end;
+
+	if (swiotlb_pools() != 1 || !swiotlb_pool_info(0, &info))
+		KTEST_SKIP(t, "not one pool");
+	if (info.nareas < 2)
+		KTEST_SKIP(t, "one area");
+	w = (struct area_walk){ .nareas = info.nareas };
+	swiotlb_get_stats(&st);
+	struct thread *th = thread_create("area-walk", walk_areas, &w, nr_cpus - 1);
+	ASSERT_TRUE(t, th != NULL);
+	thread_join(th);
+	swiotlb_get_stats(&end);
+	ktest_log(t, "CPU %u: %u mappings, areas %d to %d, %u moves", w.cpu, w.n, w.first, w.last,
+		  w.changes);
+	EXPECT_EQ(t, (u64)w.n * SWIOTLB_MAX_MAPPING, info.end - info.base);
+	EXPECT_EQ(t, w.first, own_area(w.cpu));
+	EXPECT_EQ(t, w.changes, info.nareas - 1);       /* every area once */
+	EXPECT_EQ(t, w.backwards, 0);                   /* always on to the next */
+	EXPECT_EQ(t, w.full_after, w.full_before + 1);  /* all full: the refusal counted */
+	EXPECT_EQ(t, end.used_slabs, st.used_slabs);
+	EXPECT_EQ(t, end.maps - st.maps, w.n);
+	EXPECT_EQ(t, end.unmaps - st.unmaps, w.n);
+}
+
+/* The pool nearest node by SLIT (its own first, ties by lower node ID), found another way. */
+static u32 nearest_pool(u32 node)
+{
+	struct swiotlb_pool_info info, best_info;
+	u32 best = 0;
+
+	swiotlb_pool_info(0, &best_info);
+	for (u32 i = 1; i < swiotlb_pools(); i++) {
+		swiotlb_pool_info(i, &info);
+		u8 d = numa.distance[node][info.node], bd = numa.distance[node][best_info.node];
+		if ((u32)info.node == node || ((u32)best_info.node != node &&
+		    (d < bd || (d == bd && info.node < best_info.node)))) {
+			best = i;
+			best_info = info;
+		}
+	}
+	return best;
+}
+
+/* swiotlb=pernode: a device maps from its node's pool, or the nearest one. */
+static void pernode_maps_from_the_devices_node(struct ktest *t)
+{
+	struct swiotlb_stats st, end;
+	bool full;
+
+	if (swiotlb_pools() < 2)
+		KTEST_SKIP(t, "one pool (swiotlb=pernode with two nodes below 4 GiB has more)");
+	u8 *buf = kmalloc(512, 0);
+	ASSERT_TRUE(t, buf != NULL);
+	swiotlb_get_stats(&st);
+	for (u32 node = 0; node < numa.nr_nodes; node++) {
+		struct swiotlb_pool_info info;
+		u32 want = nearest_pool(node);
+		u64 a = swiotlb_map_for(virt_to_phys(buf), 512, DMA_TO_DEVICE, (int)node,
+					DMA_BIT_MASK(32), &full);
+		ASSERT_NE(t, a, ~0UL);
+		swiotlb_pool_info(want, &info);
+		ktest_log(t, "node %u: mapped at 0x%llx, pool %u on node %d", node, a, want, info.node);
+		EXPECT_TRUE(t, a >= info.base && a < info.end);
+		EXPECT_TRUE(t, swiotlb_unmap(a, 512, DMA_TO_DEVICE));
+	}
+	swiotlb_get_stats(&end);
+	EXPECT_EQ(t, end.used_slabs, st.used_slabs);
+	kfree(buf);
 }
 
 static void bad_unmap_is_refused(struct ktest *t)
@@ -544,7 +688,7 @@ static void a_full_pool_makes_mappers_wait(struct ktest *t)
 	ASSERT_TRUE(t, src != NULL);
 	u32 n = fill_pool(page_to_phys(src), 5);
 	ASSERT_GT(t, n, 0);
-	u64 waits = dev32.stats.waits;
+	u64 waits = dma_device_stats(&dev32).waits;
 	maker.addr = pool_maps[--n];            /* the one the thread gives back */
 	struct thread *th = thread_create("room", make_room_later, &maker, SCHED_ANY_CPU);
 	ASSERT_TRUE(t, th != NULL);
@@ -552,7 +696,7 @@ static void a_full_pool_makes_mappers_wait(struct ktest *t)
 					   5000UL * 1000 * 1000);
 	thread_join(th);
 	EXPECT_FALSE(t, dma_mapping_error(&dev32, a));
-	EXPECT_GT(t, dev32.stats.waits, waits);
+	EXPECT_GT(t, dma_device_stats(&dev32).waits, waits);
 	if (!dma_mapping_error(&dev32, a))
 		dma_unmap_single(&dev32, a, 4096, DMA_TO_DEVICE);
 	empty_pool(n);
@@ -731,6 +875,8 @@ static const struct ktest_case dma_cases[] = {
 	KTEST(high_buffer_bounces_each_way_or_is_refused),
 	KTEST(concurrent_mapping_from_every_cpu),
 	KTEST(full_pool_refuses_then_recovers),
+	KTEST(a_full_area_moves_on_to_the_next),
+	KTEST(pernode_maps_from_the_devices_node),
 	KTEST(bad_unmap_is_refused),
 	KTEST(coherent_memory_is_within_the_mask),
 	KTEST(a_short_device_write_leaks_nothing),

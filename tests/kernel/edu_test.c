@@ -95,7 +95,7 @@ static void buffer_within_the_mask_round_trip(struct ktest *t)
 {
 	NEED_EDU(t, e);
 	struct device *dev = &e->pci->dma;
-	u64 bounces = dev->stats.bounces;
+	u64 bounces = dma_device_stats(dev).bounces;
 
 	pattern_fill(image_buffer[0], LEN, 0x51);
 	memset(image_buffer[1], 0, LEN);
@@ -109,7 +109,7 @@ static void buffer_within_the_mask_round_trip(struct ktest *t)
 	EXPECT_TRUE(t, edu_dma(e, b, 0, LEN, true));
 	dma_unmap_single(dev, b, LEN, DMA_FROM_DEVICE);
 	EXPECT_TRUE(t, pattern_ok(image_buffer[1], LEN, 0x51));
-	EXPECT_EQ(t, dev->stats.bounces, bounces);
+	EXPECT_EQ(t, dma_device_stats(dev).bounces, bounces);
 	ktest_log(t, "DMA mask 0x%llx: %u bytes each way at 0x%llx and 0x%llx", dev->dma_mask, LEN,
 		  a, b);
 }
@@ -182,7 +182,7 @@ static void high_buffers_round_trip(struct ktest *t)
 	}
 	struct device *dev = &e->pci->dma;
 	u8 *in = page_address(src), *out = page_address(dst);
-	u64 bounces = dev->stats.bounces;
+	u64 bounces = dma_device_stats(dev).bounces;
 
 	pattern_fill(in, LEN, 0x3c);
 	memset(out, 0, LEN);
@@ -201,7 +201,7 @@ static void high_buffers_round_trip(struct ktest *t)
 	EXPECT_TRUE(t, edu_dma(e, b, 0, LEN, true));
 	dma_unmap_single(dev, b, LEN, DMA_FROM_DEVICE);
 	EXPECT_TRUE(t, pattern_ok(out, LEN, 0x3c));         /* intact */
-	EXPECT_EQ(t, dev->stats.bounces, bounces + 2);  /* both ways bounced */
+	EXPECT_EQ(t, dma_device_stats(dev).bounces, bounces + 2);  /* both ways bounced */
 	ktest_log(t, "%u bytes each way through bounce buffers at 0x%llx and 0x%llx", LEN, a, b);
 out:
 	free_pages(src, 0);

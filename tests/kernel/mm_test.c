@@ -1,7 +1,9 @@
 /*
  * mm_test.c - the allocators on the real machine: memory asked of a node
  * comes from that node, of a zone from that zone; nothing overlaps; all of
- * it comes back.
+ * it comes back. Per-CPU page lists recycle on their CPU and drain to
+ * nothing; deferred init (done before the tests start) handed over every
+ * free page of the boot allocator, each on its own node.
  */
 #include "kstring.h"
 #include "ktest.h"
@@ -12,6 +14,7 @@
 #include "slab.h"
 #include "smp.h"
 #include "vm.h"
+#include "x86.h"
 
 static struct bootmem scratch;  /* a copy of the boot allocator to play with */
 
@@ -314,6 +317,94 @@ static void drain_gives_back_every_object_and_page(struct ktest *t)
 	EXPECT_TRUE(t, kmem_cache_destroy(ch.cache));
 }
 
+/* A single page freed on this CPU is the next one this CPU gets, without the zone. */
+static void pcp_recycles_on_its_cpu(struct ktest *t)
+{
+	u64 irq = irq_save();   /* stay on this CPU */
+	struct page *p = alloc_pages(0, NODE_ANY, 0), *again;
+	struct per_cpu_pages *pcp = p ? page_alloc_pcp(smp_processor_id(), p->node, p->zone) : NULL;
+	u32 count = 0;
+
+	if (p) {
+		free_pages(p, 0);
+		count = pcp ? pcp->count : 0;
+	}
+	again = alloc_pages(0, NODE_ANY, 0);
+	free_pages(again, 0);
+	irq_restore(irq);
+	ASSERT_NE(t, p, NULL);
+	ASSERT_NE(t, pcp, NULL);
+	EXPECT_EQ(t, again, p);
+	EXPECT_GT(t, count, 0);
+	EXPECT_LT(t, count, pcp->high);
+}
+
+/* Every CPU takes and gives back pages, which stay on its lists; a drain of all empties them. */
+static void fill_this_cpu(void *arg)
+{
+	struct page *p[40];
+
+	for (u32 i = 0; i < ARRAY_SIZE(p); i++)
+		p[i] = alloc_pages(0, (int)this_cpu()->node, 0);
+	for (u32 i = 0; i < ARRAY_SIZE(p); i++)
+		free_pages(p[i], 0);
+}
+
+static void pcp_drain_on_every_cpu_returns_all(struct ktest *t)
+{
+	u64 free_before = nr_free_pages(NODE_ANY, -1);
+
+	smp_call_function_all(fill_this_cpu, NULL, true);
+	EXPECT_GT(t, nr_pcp_pages(NODE_ANY, -1), 0);
+	EXPECT_EQ(t, nr_free_pages(NODE_ANY, -1), free_before);
+	mm_drain_pcp_all();
+	EXPECT_EQ(t, nr_pcp_pages(NODE_ANY, -1), 0);
+	for (u32 node = 0; node < numa.nr_nodes; node++)
+		for (int zone = 0; zone < NR_ZONES; zone++)
+			EXPECT_EQ(t, node_mem[node].zones[zone].free_pages,
+				  nr_free_pages((int)node, zone));
+	EXPECT_EQ(t, nr_free_pages(NODE_ANY, -1), free_before);
+}
+
+/* After the pgdatinit threads: as many pages managed as the boot allocator had free, per node. */
+static void deferred_init_handed_over_every_free_page(struct ktest *t)
+{
+	EXPECT_FALSE(t, page_alloc_deferred_pending(NODE_ANY));
+	for (u32 node = 0; node < numa.nr_nodes; node++) {
+		u64 managed = nr_managed_pages((int)node, -1), want = page_alloc_free_range_pages(node);
+
+		if (managed != want)
+			ktest_fail(t, __FILE__, __LINE__, "node %u: %llu pages managed, %llu were free",
+				   node, managed, want);
+		for (int zone = 0; zone < NR_ZONES; zone++)
+			EXPECT_EQ(t, node_mem[node].zones[zone].deferred_pages, 0);
+	}
+}
+
+/* Struct pages across every zone (initialised late or early) name the node the SRAT gives. */
+static void every_struct_page_names_its_node(struct ktest *t)
+{
+	u32 looked = 0, wrong = 0;
+
+	for (u32 node = 0; node < numa.nr_nodes; node++) {
+		for (int zone = 0; zone < NR_ZONES; zone++) {
+			const struct zone *z = &node_mem[node].zones[zone];
+
+			for (u64 pfn = z->start_pfn; pfn < z->end_pfn; pfn += 997) {
+				struct page *p = phys_to_page(pfn << PAGE_SHIFT);
+
+				if (!p)
+					continue;
+				looked++;
+				if (p->node != numa_node_of_addr(&numa, pfn << PAGE_SHIFT) || p->zone != zone)
+					wrong++;
+			}
+		}
+	}
+	EXPECT_GT(t, looked, 100);
+	EXPECT_EQ(t, wrong, 0);
+}
+
 static const struct ktest_case mm_cases[] = {
 	KTEST(boot_allocations_land_on_their_node),
 	KTEST(boot_allocations_respect_the_address_limit),
@@ -326,6 +417,10 @@ static const struct ktest_case mm_cases[] = {
 	KTEST(magazine_recycles_lifo_on_its_cpu),
 	KTEST(cross_cpu_free_goes_to_the_freeing_cpu),
 	KTEST(drain_gives_back_every_object_and_page),
+	KTEST(pcp_recycles_on_its_cpu),
+	KTEST(pcp_drain_on_every_cpu_returns_all),
+	KTEST(deferred_init_handed_over_every_free_page),
+	KTEST(every_struct_page_names_its_node),
 	{},
 };
 KTEST_SUITE(mm, mm_cases);

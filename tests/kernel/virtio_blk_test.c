@@ -3,7 +3,10 @@
  * booted: data integrity, buffers above 4 GiB bounced through the swiotlb
  * (and the same with a 64-bit mask for comparison), requests in flight
  * from every CPU, a full virtqueue, flush, reset, and the driver's refusal
- * to hand the device an address beyond its mask.
+ * to hand the device an address beyond its mask; indirect descriptors (one
+ * ring descriptor a request, or three when the device does not offer them
+ * or no table is to be had: the matrix boot story-noindirect) and batches
+ * of a whole queue with one notification, intact.
  */
 #include "dma.h"
 #include "errno.h"
@@ -191,7 +194,8 @@ static void full_virtqueue_refuses_then_drains(struct ktest *t)
 		n++;
 	}
 	EXPECT_EQ(t, err, -ENOSPC);
-	EXPECT_EQ(t, n, virtio_blk_queue_size(vb) / 3);        /* 3 descriptors a request */
+	/* With indirect descriptors one ring descriptor a request, else three. */
+	EXPECT_EQ(t, n, virtio_blk_queue_size(vb) / (virtio_blk_indirect(vb) ? 1 : 3));
 	u32 ok = 0;
 	for (u32 i = 0; i < n; i++)
 		ok += virtio_blk_wait(vb, &reqs[i]) == 0;
@@ -331,6 +335,199 @@ static void requests_out_of_reason_are_refused(struct ktest *t)
 	EXPECT_EQ(t, virtio_blk_submit(vb, &wraps), -EINVAL);  /* sector + count wraps past 2^64 */
 }
 
+/* --- indirect descriptors and batches ------------------------------------------- */
+
+/* The device offered VIRTIO_F_INDIRECT_DESC: the driver takes it (the tables are there). */
+static void indirect_descriptors_are_used_when_offered(struct ktest *t)
+{
+	NEED_BLK(t, vb);
+	EXPECT_EQ(t, virtio_blk_indirect(vb), virtio_blk_indirect_offered(vb));
+	ktest_log(t, "the device %s VIRTIO_F_INDIRECT_DESC",
+		  virtio_blk_indirect_offered(vb) ? "offers" : "does not offer");
+}
+
+/*
+ * One read, looked at in the ring before it is reaped: with indirect
+ * descriptors one ring descriptor (flags INDIRECT, len 3 * 16: a table of
+ * header, data, status); else a chain of three. no_table: the table cannot
+ * be had, and the request must go as a direct chain all the same.
+ */
+static void one_request_in_the_ring(struct ktest *t, struct virtio_blk *vb, bool no_table)
+{
+	struct page *p = chunk_pages(false);
+	ASSERT_TRUE(t, p != NULL);
+	u8 *buf = page_address(p);
+	struct virtq_ring *ring = virtio_blk_ring(vb);
+	struct virtio_blk_faults faults = { .no_indirect_tables = no_table };
+	struct virtio_blk_faults healthy = { 0 };
+	struct virtio_blk_stats before, after;
+	bool indirect = virtio_blk_indirect(vb) && !no_table;
+
+	pattern_fill(buf, 4096, 5);
+	ASSERT_EQ(t, virtio_blk_write(vb, 512, buf, 4096), 0);
+	memset(buf, 0, 4096);
+	virtio_blk_get_stats(vb, &before);
+	virtio_blk_set_polling(vb, true);       /* it stays in the ring until we wait */
+	virtio_blk_set_faults(vb, &faults);
+	struct virtio_blk_req req = { .type = VIRTIO_BLK_T_IN, .sector = 512, .buf = buf, .len = 4096 };
+	u16 free_before = ring->num_free;
+	int err = virtio_blk_submit(vb, &req);
+	u16 taken = (u16)(free_before - ring->num_free);
+	volatile struct virtq_desc *head = &ring->desc[req.slot];
+	u16 flags = head->flags;
+	u32 len = head->len;
+	u64 addr = head->addr;
+	if (!err)
+		err = virtio_blk_wait(vb, &req);
+	virtio_blk_set_faults(vb, &healthy);
+	virtio_blk_set_polling(vb, false);
+	virtio_blk_get_stats(vb, &after);
+	EXPECT_EQ(t, err, 0);
+	EXPECT_TRUE(t, pattern_ok(buf, 4096, 5));
+	EXPECT_EQ(t, taken, indirect ? 1 : 3);
+	EXPECT_EQ(t, req.ring_descs, taken);
+	EXPECT_EQ(t, after.indirect - before.indirect, indirect ? 1 : 0);
+	if (indirect) {
+		EXPECT_EQ(t, flags, VIRTQ_DESC_F_INDIRECT);     /* not NEXT, not WRITE */
+		EXPECT_EQ(t, len, 3 * sizeof(struct virtq_desc));
+		/* The table is DMA memory too: within the device's (32-bit) mask. */
+		EXPECT_TRUE(t, dma_reachable(virtio_blk_device(vb)->dma_mask, addr, len));
+	} else {
+		EXPECT_EQ(t, flags, VIRTQ_DESC_F_NEXT);         /* the header, then the data */
+		EXPECT_EQ(t, len, 16);
+	}
+	free_pages(p, 2);
+}
+
+static void a_request_takes_one_ring_descriptor_with_indirect(struct ktest *t)
+{
+	NEED_BLK(t, vb);
+	one_request_in_the_ring(t, vb, false);
+}
+
+static void without_a_table_a_request_is_a_direct_chain(struct ktest *t)
+{
+	NEED_BLK(t, vb);
+	one_request_in_the_ring(t, vb, true);
+}
+
+#define DEEP 128                        /* the driver's queue: all of it in flight at once */
+
+/* 128 buffers of 4 KiB in one block: above 4 GiB when the pool can bounce them, else below. */
+static struct page *deep_pages(bool *high)
+{
+	u64 base, end;
+	int node;
+	struct page *p = NULL;
+
+	if (swiotlb_pool_range(&base, &end, &node) && end <= DMA32_LIMIT)
+		p = alloc_pages(7, NODE_ANY, ALLOC_HIGH);
+	*high = p != NULL;
+	return p ? p : alloc_pages(7, NODE_ANY, ALLOC_DMA32);
+}
+
+/* Submit reqs[0..n) in as few batches as the queue allows; 0 or the first error. */
+static int submit_and_wait_all(struct virtio_blk *vb, struct virtio_blk_req *reqs, u32 n)
+{
+	int first = 0;
+
+	for (u32 done = 0; done < n; ) {
+		int err;
+		u32 went = virtio_blk_submit_batch(vb, reqs + done, n - done, &err);
+		int waited = virtio_blk_wait_batch(vb, reqs + done, went);
+		if (!first)
+			first = waited ? waited : err == -ENOSPC ? 0 : err;
+		if (err && err != -ENOSPC)
+			return first;
+		done += went;
+	}
+	return first;
+}
+
+/*
+ * A batch of 128 writes, each its own pattern and sectors, in the ring at
+ * once with one notification; then read back as a batch: every byte intact.
+ * Polling, so that nothing is reaped while the batch goes in.
+ */
+static void a_deep_batch_is_in_flight_at_once_and_intact(struct ktest *t)
+{
+	NEED_BLK(t, vb);
+	static struct virtio_blk_req reqs[DEEP];
+	bool high;
+	struct page *out = deep_pages(&high), *in = alloc_pages(7, NODE_ANY, ALLOC_DMA32);
+	struct virtq_ring *ring = virtio_blk_ring(vb);
+	struct virtio_blk_stats before, after;
+	u32 fit = virtio_blk_indirect(vb) ? virtio_blk_queue_size(vb) : virtio_blk_queue_size(vb) / 3;
+
+	ASSERT_TRUE(t, out && in);
+	ASSERT_EQ(t, virtio_blk_queue_size(vb), DEEP);
+	u8 *w = page_address(out), *r = page_address(in);
+	for (u32 i = 0; i < DEEP; i++) {
+		pattern_fill(w + i * 4096, 4096, 300 + i);
+		reqs[i] = (struct virtio_blk_req){ .type = VIRTIO_BLK_T_OUT, .sector = 2048 + i * 8,
+						   .buf = w + i * 4096, .len = 4096 };
+	}
+	memset(r, 0, DEEP * 4096);
+	virtio_blk_set_polling(vb, true);
+	virtio_blk_get_stats(vb, &before);
+	int err;
+	u32 went = virtio_blk_submit_batch(vb, reqs, DEEP, &err);
+	u16 in_flight = ring->in_flight;
+	virtio_blk_get_stats(vb, &after);
+	EXPECT_EQ(t, went, fit);
+	EXPECT_EQ(t, err, went < DEEP ? -ENOSPC : 0);
+	EXPECT_EQ(t, in_flight, fit);                   /* all of them in the ring at once */
+	EXPECT_GE(t, after.max_in_flight, fit);
+	EXPECT_EQ(t, after.batches - before.batches, 1);        /* one kick for the lot... */
+	EXPECT_LE(t, after.notifies - before.notifies, 1);      /* ...or none: NO_NOTIFY */
+	EXPECT_EQ(t, virtio_blk_wait_batch(vb, reqs, went), 0);
+	if (went < DEEP)
+		EXPECT_EQ(t, submit_and_wait_all(vb, reqs + went, DEEP - went), 0);
+	for (u32 i = 0; i < DEEP; i++)
+		reqs[i] = (struct virtio_blk_req){ .type = VIRTIO_BLK_T_IN, .sector = 2048 + i * 8,
+						   .buf = r + i * 4096, .len = 4096 };
+	EXPECT_EQ(t, submit_and_wait_all(vb, reqs, DEEP), 0);
+	virtio_blk_set_polling(vb, false);
+	u32 bad = 0;
+	for (u32 i = 0; i < DEEP; i++)
+		bad += !pattern_ok(r + i * 4096, 4096, 300 + i);
+	EXPECT_EQ(t, bad, 0);
+	ktest_log(t, "%u requests in flight at once (buffers %s 4 GiB), %llu notification(s)",
+		  in_flight, high ? "above" : "below", after.notifies - before.notifies);
+	free_pages(out, 7);
+	free_pages(in, 7);
+}
+
+/*
+ * A batch longer than the queue: what fits goes, the rest is refused with
+ * -ENOSPC, and what went was notified (a short timeout: a request the
+ * device never heard of would time out, and come back -ETIMEDOUT).
+ */
+static void a_batch_that_fills_the_queue_is_still_notified(struct ktest *t)
+{
+	NEED_BLK(t, vb);
+	static struct virtio_blk_req reqs[DEEP + 16];
+	struct page *p = alloc_pages(0, NODE_ANY, ALLOC_DMA32);
+	struct virtio_blk_faults patient = { .timeout_ns = 500UL * 1000 * 1000 };
+	struct virtio_blk_faults healthy = { 0 };
+
+	ASSERT_TRUE(t, p != NULL);
+	for (u32 i = 0; i < ARRAY_SIZE(reqs); i++)
+		reqs[i] = (struct virtio_blk_req){ .type = VIRTIO_BLK_T_IN, .sector = i % 64,
+						   .buf = page_address(p), .len = VIRTIO_BLK_SECTOR };
+	virtio_blk_set_faults(vb, &patient);
+	int err;
+	u32 went = virtio_blk_submit_batch(vb, reqs, ARRAY_SIZE(reqs), &err);
+	EXPECT_EQ(t, err, -ENOSPC);
+	EXPECT_LT(t, went, ARRAY_SIZE(reqs));
+	u32 ok = 0;
+	for (u32 i = 0; i < went; i++)
+		ok += virtio_blk_wait(vb, &reqs[i]) == 0;
+	EXPECT_EQ(t, ok, went);
+	virtio_blk_set_faults(vb, &healthy);
+	free_pages(p, 0);
+}
+
 static const struct ktest_case virtio_blk_cases[] = {
 	KTEST(capacity_and_bounds),
 	KTEST(write_read_flush_low),
@@ -343,6 +540,11 @@ static const struct ktest_case virtio_blk_cases[] = {
 	KTEST(a_stuck_polled_request_is_answered_by_a_reset),
 	KTEST(a_stuck_request_with_interrupts_is_answered_by_a_reset),
 	KTEST(requests_out_of_reason_are_refused),
+	KTEST(indirect_descriptors_are_used_when_offered),
+	KTEST(a_request_takes_one_ring_descriptor_with_indirect),
+	KTEST(without_a_table_a_request_is_a_direct_chain),
+	KTEST(a_deep_batch_is_in_flight_at_once_and_intact),
+	KTEST(a_batch_that_fills_the_queue_is_still_notified),
 	{},
 };
 KTEST_SUITE(virtio_blk, virtio_blk_cases);
