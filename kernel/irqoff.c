@@ -7,12 +7,13 @@
 #include "time.h"
 #include "x86.h"
 
+/* One cache line per CPU: every cli and sti writes here, and two CPUs must not share a line. */
 struct irqoff_cpu {
 	u64 since;              /* TSC when the open window began; 0: none open */
 	u64 where;
 	u64 max_cycles;
 	u64 max_where;
-};
+} __aligned(64);
 
 bool irqoff_tracing;
 static struct irqoff_cpu irqoff_cpus[MAX_CPUS];
