@@ -60,6 +60,13 @@ static u32 view_back;                   /* its rows above the bottom of the log 
 static char view_text[LOG_BUF_SIZE];    /* the log, copied for the view */
 static char view_cells[MAX_ROWS * MAX_COLS];
 static u32 qr_left = ~0u, qr_bottom;
+/*
+ * 32 bpp with 8-byte aligned rows: pixel_pairs[i] is two pixels as one
+ * store, the left one fg if bit 1 of i is set, the right one if bit 0 is
+ * (the font's bit 7 is its leftmost pixel; x86 stores the low half first).
+ */
+static u64 pixel_pairs[4];
+static bool pixel_pairs_ok;
 static bool wrap_pending;       /* the row is full: the next character goes on a new row */    /* pixels covered by the QR code: x >= qr_left, y < qr_bottom */
 
 static u32 pack(u32 rgb)
@@ -93,6 +100,18 @@ void fbcon_draw_cell(u32 col, u32 row, char c)
 		return;         /* under the QR code */
 	const u8 *glyph = font_glyph((unsigned char)c);
 	u8 *line = vram + (u64)row * FONT_HEIGHT * fb.pitch + (u64)col * FONT_WIDTH * bytes_pp;
+	if (pixel_pairs_ok) {   /* 32 bpp: two pixels a store, four stores a glyph row */
+		for (u32 y = 0; y < FONT_HEIGHT; y++, line += fb.pitch) {
+			volatile u64 *p = (volatile u64 *)line;
+			u32 bits = glyph[y];
+
+			p[0] = pixel_pairs[bits >> 6 & 3];
+			p[1] = pixel_pairs[bits >> 4 & 3];
+			p[2] = pixel_pairs[bits >> 2 & 3];
+			p[3] = pixel_pairs[bits & 3];
+		}
+		return;
+	}
 	for (u32 y = 0; y < FONT_HEIGHT; y++, line += fb.pitch)
 		for (u32 x = 0; x < FONT_WIDTH; x++)
 			put_pixel(line + x * bytes_pp, (glyph[y] & (0x80 >> x)) ? fg : bg);
@@ -133,17 +152,29 @@ static void redraw(void)
 			fbcon_draw_cell(c, r, cells[r][c]);
 }
 
+/*
+ * Move the grid up by a quarter of the screen. cells[][] is what the
+ * screen shows, so only the cells whose character changes are drawn: a
+ * blank staying blank, or the same character in the same place (the
+ * timestamps' "[    0."), costs nothing. Rows are moved top down, so
+ * row r + by is still the old one when row r takes it.
+ */
 static void scroll(void)
 {
 	u32 by = rows >= 8 ? rows / 4 : 1;
 
+	for (u32 r = 0; r < rows; r++) {
+		for (u32 c = 0; c < cols; c++) {
+			char now = r + by < rows ? cells[r + by][c] : ' ';
 
-	for (u32 r = 0; r + by < rows; r++)
-		memcpy(cells[r], cells[r + by], cols);
-	for (u32 r = rows - by; r < rows; r++)
-		memset(cells[r], ' ', cols);
+			if (cells[r][c] == now)
+				continue;
+			cells[r][c] = now;
+			if (!viewing)
+				fbcon_draw_cell(c, r, now);
+		}
+	}
 	cur_row -= by;
-	redraw();
 }
 
 static void newline(void)
@@ -315,10 +346,20 @@ bool fbcon_init(const struct mb2_framebuffer *f, bool bios)
 	rows = MIN(text_mode ? fb.height : fb.height / FONT_HEIGHT, (u32)MAX_ROWS);
 	fg = text_mode ? 0 : pack(FG_RGB);
 	bg = text_mode ? 0 : pack(BG_RGB);
+	pixel_pairs_ok = !text_mode && bytes_pp == 4 && fb.pitch % 8 == 0 && fb.addr % 8 == 0;
+	for (u32 i = 0; i < 4; i++)
+		pixel_pairs[i] = (u64)(i & 2 ? fg : bg) | (u64)(i & 1 ? fg : bg) << 32;
 	memset(cells, ' ', sizeof(cells));
 	active = true;
-	redraw();
+	/*
+	 * The log so far goes into cells[][] undrawn (as under the
+	 * scroll-back), then one pass draws every cell: the clear of
+	 * GRUB's screen and the replayed text at once.
+	 */
+	viewing = true;
 	console_register(&fb_console, true);
+	viewing = false;
+	redraw();
 	pr_info("fbcon: %s %ux%u at 0x%llx, %u bpp, %ux%u characters\n",
 		text_mode ? "VGA text" : "framebuffer", fb.width, fb.height,
 		fb.addr, fb.bpp, cols, rows);
