@@ -5,7 +5,8 @@
  * shadow grid in RAM (cells[][]); the framebuffer only ever gets written,
  * never read, because reads from video memory are painfully slow on real
  * hardware. Scrolling moves the shadow grid up by a quarter of the screen
- * and redraws every cell, so its cost is paid once per rows/4 lines.
+ * and draws the cells whose character changed, once per rows/4 lines. At
+ * 32 bits per pixel a glyph row is four 64-bit stores (pixel_pairs[]).
  *
  * Pixel formats come from the multiboot2 tag: for each of red, green and
  * blue a bit position and a width; pack() puts an 8-bit-per-channel color
@@ -22,6 +23,18 @@
  * key=value lines (storm:, bench:) stay readable; serial gets them as
  * they are.
  *
+ * Drawing starts late. fbcon_init() registers the console (replaying the
+ * log into cells[][]) but draws nothing on a pixel framebuffer until
+ * fbcon_start_drawing(), which kernel_main() calls once the other CPUs are
+ * online and panic_begin() calls at once; that one pass clears GRUB's
+ * screen and draws the text. Before it, each line costs a few stores into
+ * cells[][] instead of 64 stores a character and a scroll of the screen
+ * every rows/4 lines. Linux likewise keeps the boot's text in the VT's
+ * buffer and draws it when fbcon binds, from fbmem_init(), a
+ * subsys_initcall that runs after smp_init() (init/main.c,
+ * kernel_init_freeable()). VGA text mode is drawn from the start: a store
+ * per character.
+ *
  * Scroll-back: fbcon_view_scroll() shows a window over the whole log
  * (printk's ring, cut into rows by kernel/logview.c) instead of the live
  * grid, with a status line at the bottom; while it shows, new text goes
@@ -29,7 +42,8 @@
  * grid again.
  *
  * Invariant: 0 <= cur_col < cols and 0 <= cur_row < rows between calls;
- * cells[][] always holds what the screen shows, except under the QR code.
+ * once drawing has started, cells[][] holds what the screen shows, except
+ * under the QR code and while the scroll-back is shown.
  */
 #include "fbcon.h"
 #include "font.h"
@@ -56,6 +70,7 @@ static u32 fg, bg;
 static bool text_mode, active;
 static char cells[MAX_ROWS][MAX_COLS];
 static bool viewing;                    /* the scroll-back is on the screen */
+static bool held;                       /* a framebuffer not drawn on yet: fbcon_start_drawing() */
 static u32 view_back;                   /* its rows above the bottom of the log */
 static char view_text[LOG_BUF_SIZE];    /* the log, copied for the view */
 static char view_cells[MAX_ROWS * MAX_COLS];
@@ -143,10 +158,21 @@ u32 fbcon_cell_mismatches(u32 col, u32 row, char c)
 	return wrong;
 }
 
+/* Is the live grid on the screen? Not under the scroll-back, not while held. */
+static bool drawing(void)
+{
+	return !viewing && !held;
+}
+
+char fbcon_cell(u32 col, u32 row)
+{
+	return active && col < cols && row < rows ? cells[row][col] : 0;
+}
+
 static void redraw(void)
 {
-	if (viewing)
-		return;         /* cells[][] is drawn when the view goes */
+	if (!drawing())
+		return;         /* cells[][] is drawn when the view goes, or drawing starts */
 	for (u32 r = 0; r < rows; r++)
 		for (u32 c = 0; c < cols; c++)
 			fbcon_draw_cell(c, r, cells[r][c]);
@@ -170,7 +196,7 @@ static void scroll(void)
 			if (cells[r][c] == now)
 				continue;
 			cells[r][c] = now;
-			if (!viewing)
+			if (drawing())
 				fbcon_draw_cell(c, r, now);
 		}
 	}
@@ -187,7 +213,7 @@ static void newline(void)
 static void set_cell(u32 col, u32 row, char c)
 {
 	cells[row][col] = c;
-	if (!viewing)
+	if (drawing())
 		fbcon_draw_cell(col, row, c);
 }
 
@@ -265,7 +291,7 @@ static void clear_progress(void)
 {
 	for (u32 c = 0; c < progress_len; c++) {
 		cells[progress_row][c] = ' ';
-		if (!viewing)
+		if (drawing())
 			fbcon_draw_cell(c, progress_row, ' ');
 	}
 	progress_len = 0;
@@ -288,7 +314,7 @@ static void fbcon_progress(struct console *con, const char *s)
 		return;         /* a line is being written: no room */
 	u32 n = MIN((u32)strlen(s), cols - 1);
 	memcpy(cells[cur_row], s, n);
-	for (u32 c = 0; c < n && !viewing; c++)
+	for (u32 c = 0; c < n && drawing(); c++)
 		fbcon_draw_cell(c, cur_row, s[c]);
 	progress_row = cur_row;
 	progress_len = n;
@@ -352,13 +378,13 @@ bool fbcon_init(const struct mb2_framebuffer *f, bool bios)
 	memset(cells, ' ', sizeof(cells));
 	active = true;
 	/*
-	 * The log so far goes into cells[][] undrawn (as under the
-	 * scroll-back), then one pass draws every cell: the clear of
-	 * GRUB's screen and the replayed text at once.
+	 * The log so far, and what the boot prints until
+	 * fbcon_start_drawing(), go into cells[][] undrawn; then one pass
+	 * draws every cell, the clear of GRUB's screen and the text at once.
+	 * VGA text mode is a store per cell: drawn from the start.
 	 */
-	viewing = true;
+	held = !text_mode;
 	console_register(&fb_console, true);
-	viewing = false;
 	redraw();
 	pr_info("fbcon: %s %ux%u at 0x%llx, %u bpp, %ux%u characters\n",
 		text_mode ? "VGA text" : "framebuffer", fb.width, fb.height,
@@ -387,6 +413,14 @@ bool fbcon_draw_qr(const struct qr_code *qr)
 	return true;
 }
 
+void fbcon_start_drawing(void)
+{
+	if (!held)
+		return;
+	held = false;
+	redraw();
+}
+
 void fbcon_view_scroll(int delta)
 {
 	char status[MAX_COLS + 1];
@@ -394,7 +428,7 @@ void fbcon_view_scroll(int delta)
 	size_t n;
 	u32 total;
 
-	if (!active || rows < 2 || (!viewing && delta <= 0))
+	if (!active || held || rows < 2 || (!viewing && delta <= 0))
 		return;         /* nothing below the live screen */
 	if (back <= 0 && delta < 0) {
 		fbcon_view_live();      /* paged down past the bottom */
