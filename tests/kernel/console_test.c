@@ -242,6 +242,7 @@ static void the_screen_shows_every_cell_of_the_grid(struct ktest *t)
 }
 
 static const struct ktest_case console_cases[] = {
+	KTEST(the_screen_shows_every_cell_of_the_grid),        /* first: before any full redraw */
 	KTEST(log_keeps_what_printk_said),
 	KTEST(every_line_has_a_fixed_width_timestamp),
 	KTEST(clock_runs_forward),
@@ -253,7 +254,6 @@ static const struct ktest_case console_cases[] = {
 	KTEST(scroll_back_shows_the_log_view),
 	KTEST(progress_line_is_shown_not_logged),
 	KTEST(long_lines_wrap_at_a_word),
-	KTEST(the_screen_shows_every_cell_of_the_grid),
 	{},
 };
 KTEST_SUITE(console, console_cases);
