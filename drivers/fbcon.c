@@ -33,7 +33,9 @@
  * buffer and draws it when fbcon binds, from fbmem_init(), a
  * subsys_initcall that runs after smp_init() (init/main.c,
  * kernel_init_freeable()). VGA text mode is drawn from the start: a store
- * per character.
+ * per character; so is everything with fbcon.defer=off (for a machine
+ * that hangs before its CPUs are up and has no serial port; Linux's
+ * fbcon=nodefer turns off its own deferred takeover).
  *
  * Scroll-back: fbcon_view_scroll() shows a window over the whole log
  * (printk's ring, cut into rows by kernel/logview.c) instead of the live
@@ -46,6 +48,7 @@
  * under the QR code and while the scroll-back is shown.
  */
 #include "fbcon.h"
+#include "cmdline.h"
 #include "font.h"
 #include "format.h"
 #include "kstring.h"
@@ -71,6 +74,10 @@ static bool text_mode, active;
 static char cells[MAX_ROWS][MAX_COLS];
 static bool viewing;                    /* the scroll-back is on the screen */
 static bool held;                       /* a framebuffer not drawn on yet: fbcon_start_drawing() */
+
+/* fbcon.defer=on|off: off draws every line as it comes from fbcon_init() on (Linux: fbcon=nodefer). */
+static int defer_off;
+PARAM_CHOICE("fbcon.defer", defer_off, "on", "off");
 static u32 view_back;                   /* its rows above the bottom of the log */
 static char view_text[LOG_BUF_SIZE];    /* the log, copied for the view */
 static char view_cells[MAX_ROWS * MAX_COLS];
@@ -383,7 +390,7 @@ bool fbcon_init(const struct mb2_framebuffer *f, bool bios)
 	 * draws every cell, the clear of GRUB's screen and the text at once.
 	 * VGA text mode is a store per cell: drawn from the start.
 	 */
-	held = !text_mode;
+	held = !text_mode && !defer_off;
 	console_register(&fb_console, true);
 	redraw();
 	pr_info("fbcon: %s %ux%u at 0x%llx, %u bpp, %ux%u characters\n",
