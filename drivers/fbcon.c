@@ -5,7 +5,8 @@
  * shadow grid in RAM (cells[][]); the framebuffer only ever gets written,
  * never read, because reads from video memory are painfully slow on real
  * hardware. Scrolling moves the shadow grid up by a quarter of the screen
- * and redraws every cell, so its cost is paid once per rows/4 lines.
+ * and draws the cells whose character changed, once per rows/4 lines. At
+ * 32 bits per pixel a glyph row is four 64-bit stores (pixel_pairs[]).
  *
  * Pixel formats come from the multiboot2 tag: for each of red, green and
  * blue a bit position and a width; pack() puts an 8-bit-per-channel color
@@ -22,6 +23,20 @@
  * key=value lines (storm:, bench:) stay readable; serial gets them as
  * they are.
  *
+ * Drawing starts late. fbcon_init() registers the console (replaying the
+ * log into cells[][]) but draws nothing on a pixel framebuffer until
+ * fbcon_start_drawing(), which kernel_main() calls once the other CPUs are
+ * online and panic_begin() calls at once; that one pass clears GRUB's
+ * screen and draws the text. Before it, each line costs a few stores into
+ * cells[][] instead of 64 stores a character and a scroll of the screen
+ * every rows/4 lines. Linux likewise keeps the boot's text in the VT's
+ * buffer and draws it when fbcon binds, from fbmem_init(), a
+ * subsys_initcall that runs after smp_init() (init/main.c,
+ * kernel_init_freeable()). VGA text mode is drawn from the start: a store
+ * per character; so is everything with fbcon.defer=off (for a machine
+ * that hangs before its CPUs are up and has no serial port; Linux's
+ * fbcon=nodefer turns off its own deferred takeover).
+ *
  * Scroll-back: fbcon_view_scroll() shows a window over the whole log
  * (printk's ring, cut into rows by kernel/logview.c) instead of the live
  * grid, with a status line at the bottom; while it shows, new text goes
@@ -29,9 +44,11 @@
  * grid again.
  *
  * Invariant: 0 <= cur_col < cols and 0 <= cur_row < rows between calls;
- * cells[][] always holds what the screen shows, except under the QR code.
+ * once drawing has started, cells[][] holds what the screen shows, except
+ * under the QR code and while the scroll-back is shown.
  */
 #include "fbcon.h"
+#include "cmdline.h"
 #include "font.h"
 #include "format.h"
 #include "kstring.h"
@@ -56,10 +73,22 @@ static u32 fg, bg;
 static bool text_mode, active;
 static char cells[MAX_ROWS][MAX_COLS];
 static bool viewing;                    /* the scroll-back is on the screen */
+static bool held;                       /* a framebuffer not drawn on yet: fbcon_start_drawing() */
+
+/* fbcon.defer=on|off: off draws every line as it comes from fbcon_init() on (Linux: fbcon=nodefer). */
+static int defer_off;
+PARAM_CHOICE("fbcon.defer", defer_off, "on", "off");
 static u32 view_back;                   /* its rows above the bottom of the log */
 static char view_text[LOG_BUF_SIZE];    /* the log, copied for the view */
 static char view_cells[MAX_ROWS * MAX_COLS];
 static u32 qr_left = ~0u, qr_bottom;
+/*
+ * 32 bpp with 8-byte aligned rows: pixel_pairs[i] is two pixels as one
+ * store, the left one fg if bit 1 of i is set, the right one if bit 0 is
+ * (the font's bit 7 is its leftmost pixel; x86 stores the low half first).
+ */
+static u64 pixel_pairs[4];
+static bool pixel_pairs_ok;
 static bool wrap_pending;       /* the row is full: the next character goes on a new row */    /* pixels covered by the QR code: x >= qr_left, y < qr_bottom */
 
 static u32 pack(u32 rgb)
@@ -93,6 +122,18 @@ void fbcon_draw_cell(u32 col, u32 row, char c)
 		return;         /* under the QR code */
 	const u8 *glyph = font_glyph((unsigned char)c);
 	u8 *line = vram + (u64)row * FONT_HEIGHT * fb.pitch + (u64)col * FONT_WIDTH * bytes_pp;
+	if (pixel_pairs_ok) {   /* 32 bpp: two pixels a store, four stores a glyph row */
+		for (u32 y = 0; y < FONT_HEIGHT; y++, line += fb.pitch) {
+			volatile u64 *p = (volatile u64 *)line;
+			u32 bits = glyph[y];
+
+			p[0] = pixel_pairs[bits >> 6 & 3];
+			p[1] = pixel_pairs[bits >> 4 & 3];
+			p[2] = pixel_pairs[bits >> 2 & 3];
+			p[3] = pixel_pairs[bits & 3];
+		}
+		return;
+	}
 	for (u32 y = 0; y < FONT_HEIGHT; y++, line += fb.pitch)
 		for (u32 x = 0; x < FONT_WIDTH; x++)
 			put_pixel(line + x * bytes_pp, (glyph[y] & (0x80 >> x)) ? fg : bg);
@@ -124,26 +165,49 @@ u32 fbcon_cell_mismatches(u32 col, u32 row, char c)
 	return wrong;
 }
 
+/* Is the live grid on the screen? Not under the scroll-back, not while held. */
+static bool drawing(void)
+{
+	return !viewing && !held;
+}
+
+char fbcon_cell(u32 col, u32 row)
+{
+	return active && col < cols && row < rows ? cells[row][col] : 0;
+}
+
 static void redraw(void)
 {
-	if (viewing)
-		return;         /* cells[][] is drawn when the view goes */
+	if (!drawing())
+		return;         /* cells[][] is drawn when the view goes, or drawing starts */
 	for (u32 r = 0; r < rows; r++)
 		for (u32 c = 0; c < cols; c++)
 			fbcon_draw_cell(c, r, cells[r][c]);
 }
 
+/*
+ * Move the grid up by a quarter of the screen. cells[][] is what the
+ * screen shows, so only the cells whose character changes are drawn: a
+ * blank staying blank, or the same character in the same place (the
+ * timestamps' "[    0."), costs nothing. Rows are moved top down, so
+ * row r + by is still the old one when row r takes it.
+ */
 static void scroll(void)
 {
 	u32 by = rows >= 8 ? rows / 4 : 1;
 
+	for (u32 r = 0; r < rows; r++) {
+		for (u32 c = 0; c < cols; c++) {
+			char now = r + by < rows ? cells[r + by][c] : ' ';
 
-	for (u32 r = 0; r + by < rows; r++)
-		memcpy(cells[r], cells[r + by], cols);
-	for (u32 r = rows - by; r < rows; r++)
-		memset(cells[r], ' ', cols);
+			if (cells[r][c] == now)
+				continue;
+			cells[r][c] = now;
+			if (drawing())
+				fbcon_draw_cell(c, r, now);
+		}
+	}
 	cur_row -= by;
-	redraw();
 }
 
 static void newline(void)
@@ -156,7 +220,7 @@ static void newline(void)
 static void set_cell(u32 col, u32 row, char c)
 {
 	cells[row][col] = c;
-	if (!viewing)
+	if (drawing())
 		fbcon_draw_cell(col, row, c);
 }
 
@@ -234,7 +298,7 @@ static void clear_progress(void)
 {
 	for (u32 c = 0; c < progress_len; c++) {
 		cells[progress_row][c] = ' ';
-		if (!viewing)
+		if (drawing())
 			fbcon_draw_cell(c, progress_row, ' ');
 	}
 	progress_len = 0;
@@ -257,7 +321,7 @@ static void fbcon_progress(struct console *con, const char *s)
 		return;         /* a line is being written: no room */
 	u32 n = MIN((u32)strlen(s), cols - 1);
 	memcpy(cells[cur_row], s, n);
-	for (u32 c = 0; c < n && !viewing; c++)
+	for (u32 c = 0; c < n && drawing(); c++)
 		fbcon_draw_cell(c, cur_row, s[c]);
 	progress_row = cur_row;
 	progress_len = n;
@@ -315,10 +379,20 @@ bool fbcon_init(const struct mb2_framebuffer *f, bool bios)
 	rows = MIN(text_mode ? fb.height : fb.height / FONT_HEIGHT, (u32)MAX_ROWS);
 	fg = text_mode ? 0 : pack(FG_RGB);
 	bg = text_mode ? 0 : pack(BG_RGB);
+	pixel_pairs_ok = !text_mode && bytes_pp == 4 && fb.pitch % 8 == 0 && fb.addr % 8 == 0;
+	for (u32 i = 0; i < 4; i++)
+		pixel_pairs[i] = (u64)(i & 2 ? fg : bg) | (u64)(i & 1 ? fg : bg) << 32;
 	memset(cells, ' ', sizeof(cells));
 	active = true;
-	redraw();
+	/*
+	 * The log so far, and what the boot prints until
+	 * fbcon_start_drawing(), go into cells[][] undrawn; then one pass
+	 * draws every cell, the clear of GRUB's screen and the text at once.
+	 * VGA text mode is a store per cell: drawn from the start.
+	 */
+	held = !text_mode && !defer_off;
 	console_register(&fb_console, true);
+	redraw();
 	pr_info("fbcon: %s %ux%u at 0x%llx, %u bpp, %ux%u characters\n",
 		text_mode ? "VGA text" : "framebuffer", fb.width, fb.height,
 		fb.addr, fb.bpp, cols, rows);
@@ -346,6 +420,14 @@ bool fbcon_draw_qr(const struct qr_code *qr)
 	return true;
 }
 
+void fbcon_start_drawing(void)
+{
+	if (!held)
+		return;
+	held = false;
+	redraw();
+}
+
 void fbcon_view_scroll(int delta)
 {
 	char status[MAX_COLS + 1];
@@ -353,7 +435,7 @@ void fbcon_view_scroll(int delta)
 	size_t n;
 	u32 total;
 
-	if (!active || rows < 2 || (!viewing && delta <= 0))
+	if (!active || held || rows < 2 || (!viewing && delta <= 0))
 		return;         /* nothing below the live screen */
 	if (back <= 0 && delta < 0) {
 		fbcon_view_live();      /* paged down past the bottom */

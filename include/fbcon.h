@@ -15,6 +15,13 @@
 
 /* Take over the framebuffer fb (NULL: none; bios: may try VGA text at 0xb8000). */
 bool fbcon_init(const struct mb2_framebuffer *fb, bool bios);
+/*
+ * A pixel framebuffer is not drawn on until this call (kernel_main(): once
+ * the other CPUs are online; panic_begin(): at once): until then its text
+ * goes into the grid only, and this draws the grid in one pass. Linux's
+ * fbcon binds at fbmem_init(), a subsys_initcall after smp_init().
+ */
+void fbcon_start_drawing(void);
 
 struct fbcon_info {
 	bool active;
@@ -51,5 +58,7 @@ void fbcon_draw_cell(u32 col, u32 row, char c);
 u32 fbcon_read_pixel(u32 x, u32 y);
 /* Pixels of cell (col, row) that differ from glyph c in the text colours (0: it shows c). */
 u32 fbcon_cell_mismatches(u32 col, u32 row, char c);
+/* The character the grid holds for cell (col, row); 0 outside the grid. */
+char fbcon_cell(u32 col, u32 row);
 
 #endif

@@ -9,6 +9,7 @@
  *     -> memory map (sanitized) -> page tables -> framebuffer console
  *     -> ACPI tables -> NUMA nodes -> boot allocator -> swiotlb pool -> page allocator, slab
  *     -> local APIC, I/O APIC -> clocks -> scheduler -> tick -> other CPUs
+ *     -> the framebuffer drawn (its text so far, in one pass) -> user mode
  *     -> deferred memory init (a thread per node, in the background)
  *     -> PCI, drivers (virtio-blk, edu, xHCI and a USB keyboard)
  *     -> facts -> wait for deferred memory init
@@ -242,11 +243,12 @@ void kernel_main(u64 magic, u64 info_phys)
 	sched_init();           /* before the first tick: sched_tick() needs a current thread */
 	rcu_init();
 	vfs_init();
-	user_init();
 	timer_init_cpu();
 	sti();
 	smp_boot();
 	report_boot_time(entry_tsc);
+	fbcon_start_drawing();          /* the screen shows the boot so far, in one pass */
+	user_init();                    /* user space comes after SMP, as Linux's init does */
 	mm_start_deferred_init();       /* the rest of memory, a thread per node */
 	softirq_init();
 	irqoff_start();

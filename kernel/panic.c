@@ -20,6 +20,7 @@
  */
 #include "panic.h"
 #include "debugexit.h"
+#include "fbcon.h"
 #include "format.h"
 #include "kstring.h"
 #include "ksyms.h"
@@ -124,6 +125,7 @@ bool panic_begin(void)
 		return false;
 	panicking = true;
 	printk_panic_mode();
+	fbcon_start_drawing();  /* a panic before the boot drew the screen: draw it now */
 	return true;
 }
 

@@ -10,7 +10,7 @@
  *   time_init(), before anything else exists: CPUID if it states the
  *     frequency (leaf 0x15's crystal x ratio, the crystal from ECX or, where
  *     ECX is 0, from the model table of time_known_crystal_khz()), else
- *     CPUID 0x16's base frequency as an estimate, else 10 ms of the 8254
+ *     CPUID 0x16's base frequency as an estimate, else 2 ms of the 8254
  *     PIT's channel 2 (its gate and output are in port 0x61, so a one-shot
  *     countdown can be watched), else 1 GHz assumed.
  *   time_calibrate(), once ACPI has said what the machine has: the first
@@ -64,7 +64,8 @@
 #include "x86.h"
 
 #define PIT_HZ          1193182         /* the 8254's input clock */
-#define PIT_CALIB_MS    10
+#define PIT_CALIB_MS    10      /* time_calibrate()'s PIT window, the last resort */
+#define PIT_EARLY_MS    2       /* time_init()'s: an estimate time_calibrate() replaces */
 #define PIT_CH2_DATA    0x42
 #define PIT_CMD         0x43
 #define FALLBACK_KHZ    1000000         /* 1 GHz, if every source fails */
@@ -175,7 +176,7 @@ static u64 khz_from_cpuid(void)
 }
 
 /*
- * TSC ticks during a 10 ms PIT channel-2 countdown, or 0 if there is no
+ * TSC ticks a millisecond over an ms-long PIT channel-2 countdown, or 0 if there is no
  * PIT to count: many boards have none, or gate it off (QEMU's
  * -machine pit=off), and port 0x61's OUT2 bit then never changes. Mode 0
  * drives OUT2 low when the count is written, so a countdown that is over
@@ -188,9 +189,9 @@ static u64 khz_from_cpuid(void)
 #define PIT_MIN_POLLS   100
 #define PIT_GIVE_UP_TSC (200ULL * 1000 * 1000)
 
-static u64 khz_from_pit(void)
+static u64 khz_from_pit_ms(u32 ms)
 {
-	u16 count = PIT_HZ * PIT_CALIB_MS / 1000;
+	u16 count = (u16)(PIT_HZ * ms / 1000);
 	u8 portb = inb(PORT_B);
 	u64 start, end;
 	u32 polls = 0;
@@ -211,7 +212,12 @@ static u64 khz_from_pit(void)
 	outb(PORT_B, portb);
 	if (polls < PIT_MIN_POLLS)
 		return 0;               /* OUT2 was high at once: no PIT counting */
-	return (end - start) / PIT_CALIB_MS;
+	return (end - start) / ms;
+}
+
+static u64 khz_from_pit(void)
+{
+	return khz_from_pit_ms(PIT_CALIB_MS);
 }
 
 u64 time_pit_khz(void)
@@ -409,7 +415,7 @@ void time_init(void)
 	khz = time_cpuid_khz(&c, &exact);
 	source = exact ? "cpuid 0x15" : "cpuid 0x16";
 	if (!khz) {
-		khz = khz_from_pit();
+		khz = khz_from_pit_ms(PIT_EARLY_MS);
 		source = "pit";
 	}
 	if (!khz) {

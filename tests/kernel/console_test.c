@@ -210,7 +210,39 @@ static void long_lines_wrap_at_a_word(struct ktest *t)
 	EXPECT_TRUE(t, cell_shows(24, row, ' '));
 }
 
+/*
+ * The screen shows the grid, every cell: the boot's text drawn in one pass
+ * once the CPUs were up, then lines enough for a scroll, which draws only
+ * the cells that change.
+ */
+static void the_screen_shows_every_cell_of_the_grid(struct ktest *t)
+{
+	struct fbcon_info fi;
+	u32 wrong_cells = 0, first_col = 0, first_row = 0;
+
+	fbcon_get_info(&fi);
+	if (!fi.active)
+		KTEST_SKIP(t, "no framebuffer console");
+	if (fi.text_mode)
+		KTEST_SKIP(t, "VGA text mode: no pixels to check");
+	for (u32 i = 0; i < fi.rows / 4 + 2; i++)
+		printk("console_test: scroll line %u%s\n", i, i % 2 ? " and a longer tail" : "");
+	for (u32 row = 0; row < fi.rows; row++) {
+		for (u32 col = 0; col < fi.cols; col++) {
+			if (fbcon_cell_mismatches(col, row, fbcon_cell(col, row)) && !wrong_cells++) {
+				first_col = col;
+				first_row = row;
+			}
+		}
+	}
+	if (wrong_cells)
+		ktest_log(t, "%u cells differ from the grid, the first at column %u row %u",
+			  wrong_cells, first_col, first_row);
+	EXPECT_EQ(t, wrong_cells, 0);
+}
+
 static const struct ktest_case console_cases[] = {
+	KTEST(the_screen_shows_every_cell_of_the_grid),        /* first: before any full redraw */
 	KTEST(log_keeps_what_printk_said),
 	KTEST(every_line_has_a_fixed_width_timestamp),
 	KTEST(clock_runs_forward),
