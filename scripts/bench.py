@@ -13,7 +13,8 @@
         measured again in a second boot of its topology: it is flagged only
         if it moved in both (one preempted vCPU should not fail CI). Exit 1
         if any ratio is flagged or missing. --update writes the measured
-        ratios into the baseline instead.
+        values of the ratios the baseline names (every ratio the boot
+        printed, for a boot that names none) into the baseline instead.
 
 Only ratios are compared: both sides of a ratio are measured in the same run
 of the same boot, so host speed cancels out; absolute times on these hosts
@@ -155,8 +156,9 @@ def cmd_compare(options):
         write_json(options.json, measured)
     if options.update:
         for spec, got in zip(baseline['boots'], measured):
-            names = set(spec['ratios']) | {n for n, e in got['results'].items()
-                                           if e['unit'] == 'ratio'}
+            # the ratios the baseline names, or every ratio the boot printed if it names none
+            names = set(spec['ratios']) or {n for n, e in got['results'].items()
+                                            if e['unit'] == 'ratio'}
             spec['ratios'] = {n: got['results'][n]['value'] for n in sorted(names)
                               if n in got['results']}
         with open(options.baseline, 'w') as f:
