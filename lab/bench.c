@@ -85,13 +85,19 @@ void bench_report_runs(const struct bench *b, const char *suffix, const struct b
 	       lo / 1000, lo % 1000, hi / 1000, hi % 1000);
 }
 
+void bench_runs_ratio(struct bench_runs *out, const struct bench_runs *num,
+		      const struct bench_runs *den)
+{
+	for (u32 i = 0; i < num->n && i < den->n; i++)
+		bench_runs_add(out, den->value[i] ? num->value[i] * 1000 / den->value[i] : 0);
+}
+
 void bench_report_ratio(const struct bench *b, const char *suffix, const struct bench_runs *num,
 			const struct bench_runs *den)
 {
 	struct bench_runs ratio = { 0 };
 
-	for (u32 i = 0; i < num->n && i < den->n; i++)
-		bench_runs_add(&ratio, den->value[i] ? num->value[i] * 1000 / den->value[i] : 0);
+	bench_runs_ratio(&ratio, num, den);
 	bench_report_runs(b, suffix, &ratio, "ratio");
 }
 
@@ -120,6 +126,17 @@ void bench_time_passes(struct bench_runs *out, u64 (*pass)(void *arg), void *arg
 	pass(arg);                              /* warm-up */
 	for (u32 i = 0; i < bench_nr_runs(); i++)
 		bench_runs_add(out, pass(arg));
+}
+
+void bench_time_pair(struct bench_runs *a, u64 (*pass_a)(void *arg), void *arg_a,
+		     struct bench_runs *b, u64 (*pass_b)(void *arg), void *arg_b)
+{
+	pass_a(arg_a);                          /* warm-up */
+	pass_b(arg_b);
+	for (u32 i = 0; i < bench_nr_runs(); i++) {
+		bench_runs_add(a, pass_a(arg_a));
+		bench_runs_add(b, pass_b(arg_b));
+	}
 }
 
 static const struct bench *find(const char *name, size_t len)
@@ -364,12 +381,7 @@ static void bench_dma_map(const struct bench *b)
 
 		d.size = sizes[i];
 		d.rounds = dma_rounds(sizes[i]);
-		bounce_pass(&d);                        /* warm-up */
-		memcpy_pass(&d);
-		for (u32 r = 0; r < bench_nr_runs(); r++) {
-			bench_runs_add(&bounce, bounce_pass(&d));
-			bench_runs_add(&copy, memcpy_pass(&d));
-		}
+		bench_time_pair(&bounce, bounce_pass, &d, &copy, memcpy_pass, &d);
 		bench_time_passes(&direct, direct_pass, &d);
 		snprintf(suffix, sizeof(suffix), "_bounce_%u", sizes[i]);
 		bench_report_runs(b, suffix, &bounce, "ns");
@@ -438,12 +450,7 @@ static void bench_dma_refused(const struct bench *b)
 	d.pa = page_to_phys(pg);
 	d.size = 64;
 	d.rounds = REFUSALS;
-	refused_pass(&d);                               /* warm-up */
-	bounce_pass(&d);
-	for (u32 r = 0; r < bench_nr_runs(); r++) {
-		bench_runs_add(&refused, refused_pass(&d));
-		bench_runs_add(&normal, bounce_pass(&d));
-	}
+	bench_time_pair(&refused, refused_pass, &d, &normal, bounce_pass, &d);
 	bench_report_runs(b, "_full", &refused, "ns");
 	bench_report_runs(b, "_map_unmap_64", &normal, "ns");
 	bench_report_ratio(b, "_full_vs_map_unmap_64", &refused, &normal);
@@ -549,11 +556,8 @@ static void bench_dma_cpus(const struct bench *b)
 	bench_report_ratio(b, "_2cpus_vs_1cpu", &two, &one);
 	bench_report_ratio(b, "_control_2cpus_vs_1cpu", &control_two, &control_one);
 	struct bench_runs scaling = { 0 }, control = { 0 };
-	for (u32 r = 0; r < one.n; r++) {                       /* each run's two ratios */
-		bench_runs_add(&scaling, one.value[r] ? two.value[r] * 1000 / one.value[r] : 0);
-		bench_runs_add(&control, control_one.value[r] ?
-			       control_two.value[r] * 1000 / control_one.value[r] : 0);
-	}
+	bench_runs_ratio(&scaling, &two, &one);                 /* each run's two ratios */
+	bench_runs_ratio(&control, &control_two, &control_one);
 	bench_report_ratio(b, "_scaling_vs_control", &scaling, &control);
 	free_pages(pg, 0);
 }

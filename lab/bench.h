@@ -76,6 +76,18 @@ void bench_time_calls(struct bench_runs *out, void (*fn)(void *arg), void *arg, 
  */
 void bench_time_passes(struct bench_runs *out, u64 (*pass)(void *arg), void *arg);
 
+/*
+ * The same for two quantities meant to be divided: both warmed up, then
+ * measured one after the other in each run, so that their run-by-run
+ * ratio (bench_report_ratio) compares passes that saw the same machine.
+ */
+void bench_time_pair(struct bench_runs *a, u64 (*pass_a)(void *arg), void *arg_a,
+		     struct bench_runs *b, u64 (*pass_b)(void *arg), void *arg_b);
+
+/* The run-by-run ratios num[i] / den[i] into out, in thousandths (0 where den[i] is 0). */
+void bench_runs_ratio(struct bench_runs *out, const struct bench_runs *num,
+		      const struct bench_runs *den);
+
 /* Run the benchmarks selection names ("all" or a comma list); 0 if all were found. */
 int bench_run(const char *selection);
 

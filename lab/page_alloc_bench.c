@@ -77,12 +77,8 @@ static void bench_page_alloc(const struct bench *b)
 		struct bench_runs pcp = { 0 }, zone = { 0 };
 		char suffix[40];
 
-		timed_pass(&with);              /* warm-up: first touch of the pages */
-		timed_pass(&without);
-		for (u32 r = 0; r < bench_nr_runs(); r++) {
-			bench_runs_add(&pcp, timed_pass(&with));
-			bench_runs_add(&zone, timed_pass(&without));
-		}
+		/* the warm-up is also the pages' first touch */
+		bench_time_pair(&pcp, timed_pass, &with, &zone, timed_pass, &without);
 		snprintf(suffix, sizeof(suffix), "%s_pcp", where[all]);
 		bench_report_runs(b, suffix, &pcp, "ns");
 		snprintf(suffix, sizeof(suffix), "%s_zone", where[all]);
