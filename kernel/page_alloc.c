@@ -178,10 +178,56 @@ void *page_address(const struct page *page)
 }
 
 /* Spans of different nodes may interleave: the owner is the zone where the page is not reserved. */
+/*
+ * Which zone a physical address belongs to, a 128 MiB section at a time
+ * (x86-64 SPARSEMEM's SECTION_SIZE_BITS, 27: Andy Whitcroft's sparsemem,
+ * 2.6.13), so that phys_to_page() need not try every zone of every node:
+ * slab_of() asks it on every kmem_cache_free(). An entry names the one
+ * zone whose span meets the section, SECTION_NONE none, SECTION_SCAN
+ * more than one (a zone boundary or interleaved nodes inside the
+ * section): then every zone is tried, as without the table. Addresses
+ * past NR_SECTIONS (1 TiB) are scanned too. Written only by
+ * page_alloc_init_deferred(), before anyone looks a page up.
+ */
+#define SECTION_SHIFT   27
+#define NR_SECTIONS     8192
+#define SECTION_NONE    0xfe
+#define SECTION_SCAN    0xff
+BUILD_BUG_ON(MAX_NODES * NR_ZONES > SECTION_NONE);
+static u8 section_zone[NR_SECTIONS];
+
+static void build_section_table(u32 nr_nodes)
+{
+	memset(section_zone, SECTION_NONE, sizeof(section_zone));
+	for (u32 n = 0; n < nr_nodes; n++) {
+		for (int t = 0; t < NR_ZONES; t++) {
+			const struct zone *z = &node_mem[n].zones[t];
+
+			if (!zone_span(z))
+				continue;
+			u64 first = z->start_pfn >> (SECTION_SHIFT - PAGE_SHIFT);
+			u64 last = (z->end_pfn - 1) >> (SECTION_SHIFT - PAGE_SHIFT);
+
+			for (u64 sec = first; sec <= last && sec < NR_SECTIONS; sec++)
+				section_zone[sec] = section_zone[sec] == SECTION_NONE
+						    ? (u8)(n * NR_ZONES + (u32)t) : SECTION_SCAN;
+		}
+	}
+}
+
 struct page *phys_to_page(u64 pa)
 {
-	u64 pfn = pa >> PAGE_SHIFT;
+	u64 pfn = pa >> PAGE_SHIFT, sec = pa >> SECTION_SHIFT;
 
+	if (sec < NR_SECTIONS && section_zone[sec] != SECTION_SCAN) {
+		u8 idx = section_zone[sec];
+		struct page *page;
+
+		if (idx == SECTION_NONE)
+			return NULL;
+		page = zone_page(&node_mem[idx / NR_ZONES].zones[idx % NR_ZONES], pfn);
+		return page && !(page->flags & PG_RESERVED) ? page : NULL;
+	}
 	for (u32 n = 0; n < page_alloc_nr_nodes; n++) {
 		for (int t = 0; t < NR_ZONES; t++) {
 			struct page *page = zone_page(&node_mem[n].zones[t], pfn);
@@ -840,6 +886,7 @@ void page_alloc_init_deferred(struct bootmem *bm, u32 nr_nodes, const u8 (*dista
 		for (int t = 0; t < NR_ZONES; t++)
 			if (zone_span(&node_mem[n].zones[t]))
 				make_mem_map(bm, &node_mem[n].zones[t]);
+	build_section_table(nr_nodes);
 
 	save_free_ranges(bm, nr_nodes);
 	for (u32 n = 0; n < nr_nodes; n++)
