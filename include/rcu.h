@@ -128,6 +128,7 @@ u64 rcu_peak_qlen(void);                /* longest queue of any CPU since the la
 void rcu_reset_peak(void);
 u64 rcu_fqs_rounds(void);               /* force_quiescent_state() IPI rounds */
 u64 rcu_invoked(u32 cpu);               /* callbacks cpu has run since boot */
+u64 rcu_switch_asks(u32 cpu);           /* call_rcu() above qhimark asked cpu to switch, since boot */
 u64 rcu_done_len(u32 cpu);              /* cpu's callbacks past their grace period, not yet run */
 enum rcu_ipi rcu_forcing_ipi(void);     /* what the forcing IPIs of this mode do */
 

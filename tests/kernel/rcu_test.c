@@ -352,6 +352,36 @@ static void count_survives_and_bounds_the_queue(struct ktest *t)
 	EXPECT_GT(t, r.gps, 2);
 }
 
+/*
+ * The same one-CPU storm under Eric Dumazet's counter and under testbed's
+ * fqs: the counter asks for a switch on every call above qhimark, though
+ * once this CPU has passed its quiescent state nothing changes until the
+ * next tick reports it; fqs asks only while a switch can help (the CPU
+ * owes the batch a quiescent state, or done callbacks wait for ksoftirqd).
+ * Both keep the queue bounded; fqs with a small part of the asking.
+ */
+static void fqs_asks_for_a_switch_only_when_one_helps(struct ktest *t)
+{
+	u32 cpu = nr_cpus - 1;
+	u64 n = 4 * vfs_max_files();
+
+	u64 before = rcu_switch_asks(cpu);
+	struct storm_result count = one_cpu_storm(RCU_MODE_COUNT, n, false);
+	u64 count_asks = rcu_switch_asks(cpu) - before;
+
+	before = rcu_switch_asks(cpu);
+	struct storm_result fqs = one_cpu_storm(RCU_MODE_FQS, n, false);
+	u64 fqs_asks = rcu_switch_asks(cpu) - before;
+
+	EXPECT_EQ(t, count.enfile_at, -1);
+	EXPECT_EQ(t, fqs.enfile_at, -1);
+	EXPECT_LT(t, fqs.peak_qlen, vfs_max_files());
+	EXPECT_GE(t, count_asks, n / 10);               /* measured: about 3 in 4 iterations */
+	EXPECT_LE(t, fqs_asks * 10, count_asks);        /* measured: a few per grace period */
+	ktest_log(t, "%llu iterations: count asked for %llu switches, fqs for %llu (%llu grace periods)",
+		  n, count_asks, fqs_asks, fqs.gps);
+}
+
 /* Linus's other patch: no ENFILE, but the queue grows with the loop. */
 static void early_count_avoids_enfile_but_queue_grows(struct ktest *t)
 {
@@ -606,6 +636,7 @@ static const struct ktest_case rcu_cases[] = {
 	KTEST(rc4_user_storm_hits_enfile_although_grace_periods_end),
 	KTEST(batch10k_hits_enfile_in_the_kernel),
 	KTEST(early_count_avoids_enfile_but_queue_grows),
+	KTEST(fqs_asks_for_a_switch_only_when_one_helps),
 	KTEST(nothing_leaks),
 	KTEST(torture_finds_no_violation),
 	{},
