@@ -739,11 +739,25 @@ static void span_memory(const struct bootmem_range *m)
 	}
 }
 
-/* Take z's mem_map from the boot allocator; init_piece() fills it in. */
+/*
+ * Take z's mem_map from the boot allocator; init_piece() fills it in. One
+ * of 2 MiB or more starts on a 2 MiB boundary (Linux's vmemmap maps the
+ * mem_map with 2 MiB pages for the same reason): the struct pages that
+ * boot initialises, at its start, then lie in as few 2 MiB regions as
+ * they can, and under QEMU each fresh region costs a host fault of a huge
+ * page on first write, up to 7 ms (docs/boot.md). Top-down, the gap the
+ * alignment leaves above it stays free.
+ */
+#define MEM_MAP_ALIGN   (2UL << 20)
+
 static void make_mem_map(struct bootmem *bm, struct zone *z)
 {
-	u64 pages = zone_span(z), bytes = pages * sizeof(struct page);
-	u64 pa = bootmem_alloc(bm, bytes, PAGE_SIZE, z->node, BOOTMEM_NO_LIMIT);
+	u64 pages = zone_span(z), bytes = pages * sizeof(struct page), pa = 0;
+
+	if (bytes >= MEM_MAP_ALIGN)
+		pa = bootmem_alloc(bm, bytes, MEM_MAP_ALIGN, z->node, BOOTMEM_NO_LIMIT);
+	if (!pa)
+		pa = bootmem_alloc(bm, bytes, PAGE_SIZE, z->node, BOOTMEM_NO_LIMIT);
 
 	if (!pa) {
 		pa = bootmem_alloc(bm, bytes, PAGE_SIZE, NODE_ANY, BOOTMEM_NO_LIMIT);

@@ -209,6 +209,23 @@ static void mem_map_lives_on_its_node(struct ktest *t)
 						    zone(1, ZONE_DMA32)->start_pfn].flags & PG_RESERVED);
 }
 
+/*
+ * A mem_map of 2 MiB or more starts on a 2 MiB boundary, so that the
+ * struct pages boot initialises (its start) touch as few fresh 2 MiB
+ * regions of a QEMU guest as they can; a smaller one is not aligned past
+ * a page (top-down, it ends where memory ends).
+ */
+static void big_mem_map_starts_on_2mib(struct ktest *t)
+{
+	BOOT(two_nodes, 2);
+	EXPECT_EQ(t, virt_to_phys(zone(0, ZONE_DMA32)->mem_map) % (2 * MiB), 0);
+	EXPECT_EQ(t, virt_to_phys(zone(1, ZONE_DMA32)->mem_map) % (2 * MiB), 0);
+	BOOT(small, 1);
+	EXPECT_EQ(t, virt_to_phys(zone(0, ZONE_DMA32)->mem_map),
+		  16 * MiB - mem_map_pages(zone(0, ZONE_DMA32)->end_pfn -
+						   zone(0, ZONE_DMA32)->start_pfn) * PAGE_SIZE);
+}
+
 static void bootmem_is_emptied(struct ktest *t)
 {
 	BOOT(two_nodes, 2);
@@ -1034,6 +1051,7 @@ static const struct ktest_case page_alloc_cases[] = {
 	KTEST(bootmem_is_emptied),
 	KTEST(memory_beyond_nr_nodes_is_unused),
 	KTEST(interleaved_nodes_resolve_owner),
+	KTEST(big_mem_map_starts_on_2mib),
 	KTEST(fallback_default_distance),
 	KTEST(fallback_follows_slit_ties_by_id),
 	KTEST(alloc_and_free_every_order),
