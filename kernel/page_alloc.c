@@ -177,7 +177,6 @@ void *page_address(const struct page *page)
 	return phys_to_virt(page_to_phys(page));
 }
 
-/* Spans of different nodes may interleave: the owner is the zone where the page is not reserved. */
 /*
  * Which zone a physical address belongs to, a 128 MiB section at a time
  * (x86-64 SPARSEMEM's SECTION_SIZE_BITS, 27: Andy Whitcroft's sparsemem,
@@ -215,6 +214,7 @@ static void build_section_table(u32 nr_nodes)
 	}
 }
 
+/* Spans of different nodes may interleave: the owner is the zone where the page is not reserved. */
 struct page *phys_to_page(u64 pa)
 {
 	u64 pfn = pa >> PAGE_SHIFT, sec = pa >> SECTION_SHIFT;
