@@ -258,25 +258,6 @@ static bool nothing_to_force(struct rcu_data *rdp, enum rcu_ipi ipi)
 }
 
 /*
- * Whether a switch on this CPU can move its callbacks on, once no forcing
- * round is due. The historical modes asked for one on every call above
- * qhimark, and so do fqs16/fqs19/count here. testbed's fqs asks only while
- * a switch can do something: this CPU owes the batch it noticed a
- * quiescent state and has not passed one, or done callbacks wait (a
- * switch lets ksoftirqd run them). Once it has passed one, the state is
- * reported by RCU's softirq at the next tick, and every schedule() until
- * then would pick the storm again for nothing: under a storm that was
- * three passes in four iterations above qhimark. A departure of our own;
- * no kernel of 2005-2006 did this (docs/rcu.md).
- */
-static bool switch_can_help(const struct rcu_data *rdp, enum rcu_ipi ipi)
-{
-	if (ipi != RCU_IPI_NOTICE)
-		return true;
-	return (rdp->qs_pending && !rdp->passed_quiesc) || rdp->donelist;
-}
-
-/*
  * force_quiescent_state(), called from call_rcu() above qhimark. Once the
  * grace period's round has gone out, every later call_rcu() here would
  * only take the global lock to find that out: the check comes first,
@@ -292,8 +273,7 @@ static void force_quiescent_state(u32 self)
 	struct cpumask owe;
 
 	if (nothing_to_force(rdp, ipi)) {
-		if (switch_can_help(rdp, ipi))
-			ask_switch(rdp);
+		ask_switch(rdp);
 		return;
 	}
 	spin_lock(&rcp.lock);
