@@ -564,21 +564,36 @@ static void forced_callback(struct rcu_head *head)
 {
 }
 
-static u64 forcing_rounds_for(enum rcu_mode mode, u32 n)
+/* What n call_rcu()s in a row, interrupts off, made mode do on this CPU. */
+struct queued_counts {
+	u64 rounds;             /* force_quiescent_state() IPI rounds */
+	u64 asks;               /* asks of this CPU to switch */
+};
+
+static struct queued_counts queue_in_mode(enum rcu_mode mode, u32 n)
 {
 	enum rcu_mode before = rcu_mode();
+	struct queued_counts c;
 
 	rcu_barrier();
 	rcu_set_mode(mode);
 	u64 flags = irq_save();
-	u64 rounds = rcu_fqs_rounds();
+	u32 cpu = smp_processor_id();
+	c.rounds = rcu_fqs_rounds();
+	c.asks = rcu_switch_asks(cpu);
 	for (u32 i = 0; i < n; i++)
 		call_rcu(&forced_heads[i], forced_callback);
-	rounds = rcu_fqs_rounds() - rounds;
+	c.rounds = rcu_fqs_rounds() - c.rounds;
+	c.asks = rcu_switch_asks(cpu) - c.asks;
 	irq_restore(flags);
 	rcu_barrier();
 	rcu_set_mode(before);
-	return rounds;
+	return c;
+}
+
+static u64 forcing_rounds_for(enum rcu_mode mode, u32 n)
+{
+	return queue_in_mode(mode, n).rounds;
 }
 
 /*
@@ -592,20 +607,7 @@ static u64 forcing_rounds_for(enum rcu_mode mode, u32 n)
  */
 static u64 switch_asks_for(enum rcu_mode mode, u32 n)
 {
-	enum rcu_mode before = rcu_mode();
-
-	rcu_barrier();
-	rcu_set_mode(mode);
-	u64 flags = irq_save();
-	u32 cpu = smp_processor_id();
-	u64 asks = rcu_switch_asks(cpu);
-	for (u32 i = 0; i < n; i++)
-		call_rcu(&forced_heads[i], forced_callback);
-	asks = rcu_switch_asks(cpu) - asks;
-	irq_restore(flags);
-	rcu_barrier();
-	rcu_set_mode(before);
-	return asks;
+	return queue_in_mode(mode, n).asks;
 }
 
 static void every_call_above_qhimark_asks_for_a_switch(struct ktest *t)
