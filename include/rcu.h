@@ -87,8 +87,13 @@ void rcu_init(void);
 /* The RCU softirq's action: move the lists on, report, run done callbacks. */
 void rcu_process_callbacks(void);
 
-/* On the target of a noticing forcing IPI (rcu.fqs_ipi=notice). */
-void rcu_forced_ipi(void);
+/*
+ * On the target of a noticing forcing IPI (rcu.fqs_ipi=notice). idle: the
+ * IPI interrupted the idle thread itself, outside any softirq, other
+ * interrupt or preempt-disabled section: no reader can be running here,
+ * so this is a quiescent state, as a tick there is.
+ */
+void rcu_forced_ipi(bool idle);
 
 #ifdef HOST_TEST
 /* The host's model checker: start over, and save or restore the state of ncpus CPUs. */
@@ -120,6 +125,8 @@ bool rcu_queued_here(const struct rcu_head *head);
  */
 void rcu_note_context_switch(void);
 void rcu_tick(bool quiescent);
+/* cond_resched() with preempt_count 0: under fqs, a quiescent state reported here and now. */
+void rcu_all_qs(void);
 
 /* Statistics. */
 u64 rcu_completed_batches(void);        /* grace periods completed since boot */

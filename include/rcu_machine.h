@@ -32,9 +32,18 @@ static inline u64 rcu_machine_now_ns(void) { return ktime_ns(); }
 static inline void rcu_machine_preempt_disable(void) { preempt_disable(); }
 static inline void rcu_machine_preempt_enable(void) { preempt_enable(); }
 
+/*
+ * The notice IPI's call, run in the IPI's handler. It interrupted the idle
+ * thread itself when the thread is idle's, nothing raised preempt_count
+ * (no softirq, no rcu_read_lock()) and this handler is the only interrupt
+ * level (a call run from a sender's spin loop has irq_depth 0).
+ */
 static inline void rcu_forced_ipi_call(void *arg)
 {
-	rcu_forced_ipi();
+	struct percpu *pc = this_cpu();
+
+	rcu_forced_ipi(pc->current && pc->current->is_idle && pc->preempt_count == 0 &&
+		       pc->irq_depth == 1);
 }
 
 /* The forcing IPI to cpu, of the kind the mode sends (enum rcu_ipi). */

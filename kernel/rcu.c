@@ -203,8 +203,46 @@ static void note_new_batch(struct rcu_data *rdp, long cur)
 	rdp->quiescbatch = cur;
 }
 
-void rcu_forced_ipi(void)
+/*
+ * fqs with the notice IPI notices batches where a CPU is quiescent, as
+ * well as in the softirq (see quiet_now()); the historical modes, and the
+ * rcu.fqs_ipi=resched hybrid, notice only in the softirq.
+ */
+static bool fqs_notices(void)
 {
+	return rcu_forcing_ipi() == RCU_IPI_NOTICE;
+}
+
+/*
+ * This CPU holds no reader at this very moment (a tick or the notice IPI
+ * interrupted its idle thread or user mode, or cond_resched() runs with
+ * preempt_count 0): that is a quiescent state for every batch that began
+ * before now, so note cur if it is new and count the state for it. 2.6.14
+ * counted the state but noticed a new batch only in its tasklet, which
+ * threw the state away (note_new_batch()): an idle CPU took two ticks per
+ * grace period, one to notice and one to count. cur is read without
+ * rcp.lock: a stale value only makes the softirq see a newer batch and
+ * throw the state away, as a late tick would. Interrupts off.
+ */
+static void quiet_now(struct rcu_data *rdp)
+{
+	long cur = __atomic_load_n(&rcp.cur, __ATOMIC_ACQUIRE);
+
+	if (rdp->quiescbatch != cur)
+		note_new_batch(rdp, cur);
+	rdp->passed_quiesc = true;
+}
+
+/*
+ * The notice IPI arrives: the softirq it raises notices the batch before
+ * the switch it asks for. If it interrupted the idle thread, the CPU is
+ * quiescent now, and the softirq reports that on the way out, instead of
+ * at the idle CPU's next tick, up to 1/HZ later.
+ */
+void rcu_forced_ipi(bool idle)
+{
+	if (idle)
+		quiet_now(&rcu_data[rcu_machine_cpu()]);
 	rcu_machine_raise_softirq();
 	rcu_machine_need_resched();
 }
@@ -458,6 +496,34 @@ static bool rcu_pending(struct rcu_data *rdp)
 	return rdp->qs_pending && rdp->passed_quiesc;
 }
 
+/*
+ * cond_resched() with preempt_count 0: this thread holds no reader. Under
+ * fqs, a CPU that owes a grace period its state reports it here and now,
+ * so a kernel thread that loops with cond_resched() (the storm, the hog)
+ * ends grace periods without being made to switch. Linux's cond_resched()
+ * calls rcu_all_qs() for this, "but only when RCU is in urgent need of
+ * one" (rcu_urgent_qs, set once a grace period has waited a while);
+ * testbed's fqs asks at once, and reports at once instead of at the next
+ * softirq. The check without the lock costs a load and a compare: the
+ * lock is taken once per grace period per CPU.
+ */
+void rcu_all_qs(void)
+{
+	u32 cpu = rcu_machine_cpu();
+	struct rcu_data *rdp = &rcu_data[cpu];
+
+	if (!fqs_notices() || (!rdp->qs_pending &&
+			       rdp->quiescbatch == __atomic_load_n(&rcp.cur, __ATOMIC_ACQUIRE)))
+		return;
+	u64 flags = irq_save();
+
+	quiet_now(rdp);
+	check_quiescent_state(cpu, rdp);
+	if (rcu_pending(rdp))
+		rcu_machine_raise_softirq();
+	irq_restore(flags);
+}
+
 void rcu_note_context_switch(void)
 {
 	rcu_data[rcu_machine_cpu()].passed_quiesc = true;
@@ -467,7 +533,9 @@ void rcu_tick(bool quiescent)
 {
 	struct rcu_data *rdp = &rcu_data[rcu_machine_cpu()];
 
-	if (quiescent)
+	if (quiescent && fqs_notices())
+		quiet_now(rdp);
+	else if (quiescent)
 		rdp->passed_quiesc = true;
 	if (rcu_pending(rdp))
 		rcu_machine_raise_softirq();    /* 2.6.14: tasklet_schedule(&rcu_tasklet) */

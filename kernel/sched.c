@@ -392,7 +392,10 @@ void cond_resched(void)
 {
 	struct percpu *pc = this_cpu();
 
-	if (pc->need_resched && pc->preempt_count == 0)
+	if (pc->preempt_count != 0)
+		return;
+	rcu_all_qs();           /* no reader here: a quiescent state (fqs) */
+	if (pc->need_resched)
 		schedule();
 }
 

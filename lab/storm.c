@@ -162,15 +162,20 @@ static void storm_loop_user(void *arg)
 	storm_thread_done(s);
 }
 
-/* Spin in the kernel until the storm ends, scheduling only when asked. */
+/*
+ * Spin in the kernel until the storm ends, scheduling only when asked:
+ * need_resched set by its tick (the slice is over) or by an IPI, and the
+ * switch made on the way out of that interrupt (sched_preempt_irq()). No
+ * cond_resched() in the loop: under fqs that would report a quiescent
+ * state by itself (rcu_all_qs()), and the hog is the thread no such call
+ * reaches, the one only a forcing IPI can make switch.
+ */
 static void hog_loop(void *arg)
 {
 	struct storm_state *s = arg;
 
-	while (__atomic_load_n(&s->running, __ATOMIC_ACQUIRE)) {
+	while (__atomic_load_n(&s->running, __ATOMIC_ACQUIRE))
 		cpu_relax();
-		cond_resched();
-	}
 }
 
 /*

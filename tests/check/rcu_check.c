@@ -10,9 +10,12 @@
  *   tick, kernel      a tick in a kernel thread
  *   softirq           the RCU softirq runs, if raised here
  *   schedule          a pass through schedule() (no reader here)
+ *   cond_resched      cond_resched() with no reader here (rcu_all_qs())
  *   read begin/end    rcu_read_lock() ... rcu_read_unlock()
  *   call_rcu          queue the next callback from this CPU
- *   ipi               a forcing IPI sent here arrives
+ *   ipi               a forcing IPI sent here arrives in a kernel thread
+ *   ipi, idle         it arrives in the idle thread (no reader here): the
+ *                     notice IPI counts that as a quiescent state
  *
  * rcu.c is compiled against this model of the machine (rcu_machine.h):
  * raising the softirq and sending an IPI only mark them pending, so their
@@ -48,12 +51,12 @@
 
 enum event {
 	EV_TICK_QS, EV_TICK_KERNEL, EV_SOFTIRQ, EV_SCHEDULE, EV_READ_BEGIN, EV_READ_END,
-	EV_CALL_RCU, EV_IPI, NR_EVENTS,
+	EV_CALL_RCU, EV_IPI, EV_IPI_IDLE, EV_COND_RESCHED, NR_EVENTS,
 };
 
 static const char *const event_names[NR_EVENTS] = {
 	"tick, quiescent", "tick, kernel", "softirq", "schedule", "read begin", "read end",
-	"call_rcu", "ipi",
+	"call_rcu", "ipi", "ipi, idle", "cond_resched",
 };
 
 /* The model's state: everything but RCU's own, saved with it. */
@@ -185,6 +188,7 @@ static bool allowed(enum event e, u32 cpu)
 	switch (e) {
 	case EV_TICK_QS:
 	case EV_SCHEDULE:
+	case EV_COND_RESCHED:
 		return !reading;
 	case EV_TICK_KERNEL:
 		return true;
@@ -198,6 +202,8 @@ static bool allowed(enum event e, u32 cpu)
 		return m.queued < ncallbacks;
 	case EV_IPI:
 		return m.ipi_pending[cpu] != 0;
+	case EV_IPI_IDLE:
+		return m.ipi_pending[cpu] != 0 && !reading;
 	default:
 		return false;
 	}
@@ -221,6 +227,9 @@ static void run_event(enum event e, u32 cpu)
 		m.need_resched[cpu] = false;
 		rcu_note_context_switch();
 		break;
+	case EV_COND_RESCHED:
+		rcu_all_qs();
+		break;
 	case EV_READ_BEGIN:
 		m.reader_on[cpu] = (s8)m.readers_begun;
 		m.inside |= 1u << m.readers_begun++;
@@ -234,8 +243,9 @@ static void run_event(enum event e, u32 cpu)
 		call_rcu(&heads[m.queued++], callback);
 		break;
 	case EV_IPI:
+	case EV_IPI_IDLE:
 		if (m.ipi_pending[cpu] & (1u << RCU_IPI_NOTICE))
-			rcu_forced_ipi();
+			rcu_forced_ipi(e == EV_IPI_IDLE);
 		if (m.ipi_pending[cpu] & (1u << RCU_IPI_RESCHED))
 			m.need_resched[cpu] = true;
 		m.ipi_pending[cpu] = 0;         /* a bare IPI is only acknowledged */

@@ -637,11 +637,70 @@ static void fqs16_forces_by_rsinterval_fqs19_once_per_grace_period(struct ktest 
 	EXPECT_EQ(t, forcing_rounds_for(RCU_MODE_COUNT, n), 0);
 }
 
+/*
+ * A kernel thread that loops with cond_resched() and never switches (its
+ * loop is shorter than its 100 ms slice). Under fqs, cond_resched() outside
+ * a reader is a quiescent state (rcu_all_qs()): a callback the thread
+ * queued runs while it still loops. Under count, 2.6.14's rule holds: a
+ * kernel thread holds the grace period up until it switches. Inside a
+ * reader cond_resched() is no quiescent state in any mode.
+ */
+#define SPIN_NS (80ULL * 1000 * 1000)
+
+struct spinner {
+	struct rcu_head head;
+	bool in_reader;
+	volatile bool ran;
+	bool ran_while_spinning;
+};
+
+static void spinner_callback(struct rcu_head *head)
+{
+	container_of(head, struct spinner, head)->ran = true;
+}
+
+static void spin_with_cond_resched(void *arg)
+{
+	struct spinner *s = arg;
+	u64 start = ktime_ns();
+
+	if (s->in_reader)
+		rcu_read_lock();
+	call_rcu(&s->head, spinner_callback);
+	while (!s->ran && ktime_ns() - start < SPIN_NS)
+		cond_resched();
+	s->ran_while_spinning = s->ran;
+	if (s->in_reader)
+		rcu_read_unlock();
+}
+
+static bool runs_during_a_cond_resched_loop(enum rcu_mode mode, bool in_reader)
+{
+	static struct spinner s;
+	enum rcu_mode before = rcu_mode();
+
+	rcu_barrier();
+	rcu_set_mode(mode);
+	s = (struct spinner){ .in_reader = in_reader };
+	run_on(nr_cpus - 1, spin_with_cond_resched, &s);
+	rcu_barrier();
+	rcu_set_mode(before);
+	return s.ran_while_spinning;
+}
+
+static void cond_resched_is_a_quiescent_state_under_fqs(struct ktest *t)
+{
+	EXPECT_TRUE(t, runs_during_a_cond_resched_loop(RCU_MODE_FQS, false));
+	EXPECT_FALSE(t, runs_during_a_cond_resched_loop(RCU_MODE_COUNT, false));
+	EXPECT_FALSE(t, runs_during_a_cond_resched_loop(RCU_MODE_FQS, true));
+}
+
 static const struct ktest_case rcu_cases[] = {
 	KTEST(callbacks_run_in_a_softirq_with_interrupts_on),
 	KTEST(a_flood_goes_on_to_ksoftirqd),
 	KTEST(fqs16_forces_by_rsinterval_fqs19_once_per_grace_period),
 	KTEST(every_call_above_qhimark_asks_for_a_switch),
+	KTEST(cond_resched_is_a_quiescent_state_under_fqs),
 	KTEST(fqs_passes_stop_at_the_time_budget),
 	KTEST(synchronize_rcu_returns_and_barrier_flushes),
 	KTEST(reader_holds_up_the_callback),

@@ -12,15 +12,17 @@
  *              kernel storm or the hog (not one), in idle otherwise (one)
  *   IPI        a forcing IPI arriving, a calibrated latency after rcu.c
  *              sent it: bare (acknowledged), resched (sets need_resched)
- *              or notice (rcu_forced_ipi())
+ *              or notice (rcu_forced_ipi(), told whether the CPU is idle:
+ *              a quiescent state there, as a tick is)
  *
  * Between its events a CPU runs its task: storm iterations, each a
  * calibrated time, each opening and closing a file (call_rcu()). On the
  * way out of each interrupt: the RCU softirq (at most 10 rounds, then
  * ksoftirqd), then a switch if need_resched is set, which is a quiescent
  * state (rcu_note_context_switch()), and which runs ksoftirqd if it was
- * woken. A storm also switches at the end of an iteration when
- * need_resched is set (the return from close(), or cond_resched()). Time
+ * woken. A storm calls cond_resched() at the end of each iteration (the
+ * return from close(), or the way back to user mode): rcu_all_qs(), then
+ * a switch if need_resched is set. The hog never calls it (lab/storm.c). Time
  * slices: 100 ms. Callbacks take a calibrated time each. The file table
  * counts whole slabs of 128 files (vfs.count=slab), max_files 50,044.
  *
@@ -294,6 +296,7 @@ static void run_until(struct sim_cpu *c, u64 t)
 			done_at_enfile = rcu_done_len(current);
 			break;
 		}
+		rcu_all_qs();           /* cond_resched(): after close(), or on the way back to user */
 		if (c->need_resched)
 			switch_threads(c);      /* the return from close(), or cond_resched() */
 	}
@@ -330,7 +333,7 @@ static void tick(struct sim_cpu *c)
 static void ipi(struct sim_cpu *c)
 {
 	if (c->ipi_kinds & (1u << RCU_IPI_NOTICE))
-		rcu_forced_ipi();
+		rcu_forced_ipi(!storming(c) && c->task != TASK_HOG);    /* idle, as in tick() */
 	if (c->ipi_kinds & (1u << RCU_IPI_RESCHED))
 		c->need_resched = true;
 	c->ipi_kinds = 0;                               /* a bare one is only acknowledged */
