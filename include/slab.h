@@ -38,6 +38,7 @@ struct kmem_cache {
 	const char *name;
 	u32 object_size;        /* as asked */
 	u32 size;               /* per object in the slab: rounded up to align */
+	u32 size_reciprocal;    /* ceil(2^32 / size): an object's index without a division */
 	u32 align;
 	u32 flags;              /* SLAB_* */
 	u32 order;              /* each slab is 2^order pages */

@@ -97,6 +97,8 @@
 #define KMALLOC_MAX_SHIFT   11  /* largest class: 2048 bytes; above, whole pages */
 #define KMALLOC_CLASSES     (KMALLOC_MAX_SHIFT - KMALLOC_MIN_SHIFT + 1)
 #define MAGAZINE_ALIGN      64  /* a CPU's magazine starts on its own cache line */
+#define MAGAZINE_MAX_LIMIT  120 /* the largest limit magazine_limit() gives */
+#define RECIPROCAL_MAX_SLAB 65536       /* is_object_of() multiplies up to this slab size */
 
 /*
  * One CPU's magazine of one cache: SLAB's struct array_cache. Only its CPU
@@ -154,13 +156,25 @@ static u64 slab_bytes(const struct kmem_cache *c)
 	return PAGE_SIZE << c->order;
 }
 
-/* Whether p is the start of one of slab's objects. */
+/*
+ * Whether p is the start of one of slab's objects. The object's index is
+ * the offset times size_reciprocal (ceil(2^32 / size)), shifted down by 32,
+ * as Linux's obj_to_index() does with reciprocal_divide() (Eric Dumazet,
+ * 2.6.21): exact while offset * (reciprocal * size - 2^32) stays below
+ * 2^32, so for slabs up to 64 KiB (offsets and sizes below 2^16); bigger
+ * slabs (objects above 4 KiB) divide. A division is a helper call under
+ * TCG, and this runs on every free.
+ */
 static bool is_object_of(const struct kmem_cache *c, const struct page *slab, const void *p)
 {
 	uintptr_t base = (uintptr_t)page_address(slab), at = (uintptr_t)p;
+	u64 off = at - base;
 
-	return at >= base && at - base < (u64)c->objs_per_slab * c->size &&
-	       (at - base) % c->size == 0;
+	if (at < base || off >= (u64)c->objs_per_slab * c->size)
+		return false;
+	if (!c->size_reciprocal)                /* a slab above 64 KiB: divide */
+		return off % c->size == 0;
+	return ((off * c->size_reciprocal) >> 32) * c->size == off;
 }
 
 /* The head page of the slab holding p, or NULL if p is in no slab. */
@@ -395,7 +409,7 @@ static u32 magazine_limit(const struct kmem_cache *c)
 		return 24;
 	if (c->size > 256)
 		return 54;
-	return 120;
+	return MAGAZINE_MAX_LIMIT;
 }
 
 static struct kmem_magazine *magazine_of(const struct kmem_cache *c, u32 cpu)
@@ -511,23 +525,22 @@ static void free_chunk(struct kmem_cache *c, void *const *objs, u32 n, u64 irq)
 }
 
 /*
- * The n oldest objects of m (its bottom) back to their slabs, a chunk at a
- * time: each chunk leaves the magazine before the lock is waited for, so
- * an interrupt meanwhile finds the magazine whole. Interrupts off.
+ * The n oldest objects of m (its bottom) back to their slabs, a chunk per
+ * lock hold. They leave the magazine first, in one move, before any lock
+ * is waited for, so an interrupt meanwhile finds the magazine whole (one
+ * move of the rest down, not one per chunk: under TCG "rep movsq" costs
+ * an iteration of QEMU's loop per quadword). Interrupts off.
  */
 static void flush(struct kmem_cache *c, struct kmem_magazine *m, u32 n, u64 irq)
 {
-	void *chunk[FLUSH_CHUNK];
+	void *out[MAGAZINE_MAX_LIMIT];
 
-	for (n = MIN(n, m->avail); n; n = MIN(n, m->avail)) {
-		u32 k = MIN(n, (u32)FLUSH_CHUNK);
-
-		memcpy(chunk, m->entry, k * sizeof(void *));
-		m->avail -= k;
-		memmove(&m->entry[0], &m->entry[k], m->avail * sizeof(void *));
-		free_chunk(c, chunk, k, irq);
-		n -= k;
-	}
+	n = MIN(n, m->avail);
+	memcpy(out, m->entry, n * sizeof(void *));
+	m->avail -= n;
+	memmove(&m->entry[0], &m->entry[n], m->avail * sizeof(void *));
+	for (u32 i = 0; i < n; i += FLUSH_CHUNK)
+		free_chunk(c, &out[i], MIN(n - i, (u32)FLUSH_CHUNK), irq);
 }
 /* Empty this CPU's magazine of c. */
 static void drain_here(struct kmem_cache *c)
@@ -591,6 +604,8 @@ static void cache_setup(struct kmem_cache *c, const char *name, u32 size, u32 al
 		.size = ALIGN_UP(MAX(size, (u32)sizeof(void *)), align),
 	};
 	c->order = pick_order(c->size);
+	if (slab_bytes(c) <= RECIPROCAL_MAX_SLAB)
+		c->size_reciprocal = (u32)(((1ULL << 32) + c->size - 1) / c->size);
 	c->objs_per_slab = (u32)MIN(slab_bytes(c) / c->size, 0xffffUL);  /* page->inuse is a u16 */
 	c->lock = (struct spinlock)SPINLOCK_INIT(name);
 	list_init(&c->partial);

@@ -394,6 +394,40 @@ static void free_into_wrong_cache_reported(struct ktest *t)
 	EXPECT_EQ(t, a->nr_slabs, 0);
 }
 
+/*
+ * is_object_of() finds an object's index by multiplying by ceil(2^32 /
+ * size), not dividing: every object of two whole slabs is accepted, and a
+ * pointer anywhere inside an object is refused, for sizes that do not
+ * divide 2^32 and slabs up to 32 KiB (order 3: 4000-byte objects).
+ */
+static void object_starts_found_without_division(struct ktest *t)
+{
+	static const u32 sizes[] = { 24, 40, 56, 72, 104, 136, 200, 264, 520, 1000, 1032,
+				     2056, 3000, 4000 };
+	static u8 *obj[64];
+
+	for (u32 s = 0; s < ARRAY_SIZE(sizes); s++) {
+		boot(false);
+		struct kmem_cache *c = kmem_cache_create("odd", sizes[s], 8, SLAB_POISON);
+		u32 n = MIN(2 * c->objs_per_slab, (u32)ARRAY_SIZE(obj));
+
+		for (u32 i = 0; i < n; i++)
+			obj[i] = kmem_cache_alloc(c, 0);
+		EXPECT_EQ(t, c->nr_slabs, (n + c->objs_per_slab - 1) / c->objs_per_slab);
+		EXPECT_FALSE(t, host_log_has("outside its slab"));     /* every link accepted */
+		for (u32 off = 8; off < sizes[s]; off += 8 + (sizes[s] / 64) * 8)
+			kmem_cache_free(c, obj[n - 1] + off);      /* inside the last object */
+		kmem_cache_free(c, obj[n - 1] + sizes[s] - 8);
+		EXPECT_TRUE(t, host_log_has("not the start of an object"));
+		EXPECT_EQ(t, kmem_cache_in_use(c), n);
+		for (u32 i = 0; i < n; i++)
+			kmem_cache_free(c, obj[i]);
+		EXPECT_EQ(t, kmem_cache_in_use(c), 0);
+		EXPECT_EQ(t, c->nr_slabs, 0);
+		EXPECT_TRUE(t, kmem_cache_destroy(c));
+	}
+}
+
 /* --- magazines (per-CPU caches) ---------------------------------------------------- */
 
 #define MAG_LIMIT 120   /* 2.6.14's enable_cpucache() for objects up to 256 bytes */
@@ -839,6 +873,7 @@ static const struct ktest_case slab_cases[] = {
 	KTEST(kmalloc_dma32_gets_low_memory),
 	KTEST(kfree_null_is_noop),
 	KTEST(kfree_of_bad_pointers_reported),
+	KTEST(object_starts_found_without_division),
 	KTEST(random_run_matches_model),
 	KTEST(print_lists_every_cache),
 	{},
