@@ -258,8 +258,8 @@ static void print_storms(const struct story_result *res)
 		print_storm_row(&res->with_hog[mode], true);
 	for (enum rcu_mode mode = 0; mode < RCU_NR_MODES; mode++)
 		printk("  %-8s  %s\n", rcu_modes[mode].name, verdict_text[res->verdict[mode]]);
-	printk("  The article's scenario: the loop as a kernel thread, which never passes a\n"
-	       "  quiescent state on its own:\n");
+	printk("  The article's scenario: the loop as a kernel thread, which passes a quiescent\n"
+	       "  state on its own only under fqs (at cond_resched()):\n");
 	for (enum rcu_mode mode = 0; mode < RCU_NR_MODES; mode++)
 		print_storm_row(&res->in_kernel[mode], false);
 }
