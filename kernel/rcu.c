@@ -214,9 +214,9 @@ static bool fqs_notices(void)
 }
 
 /*
- * This CPU holds no reader at this very moment (a tick or the notice IPI
- * interrupted its idle thread or user mode, or cond_resched() runs with
- * preempt_count 0): that is a quiescent state for every batch that began
+ * This CPU holds no reader at this very moment (a tick interrupted its
+ * idle thread or user mode, the notice IPI its idle thread, or
+ * cond_resched() runs with preempt_count 0): that is a quiescent state for every batch that began
  * before now, so note cur if it is new and count the state for it. 2.6.14
  * counted the state but noticed a new batch only in its tasklet, which
  * threw the state away (note_new_batch()): an idle CPU took two ticks per
@@ -506,22 +506,31 @@ static bool rcu_pending(struct rcu_data *rdp)
  * testbed's fqs asks at once, and reports at once instead of at the next
  * softirq. The check without the lock costs a load and a compare: the
  * lock is taken once per grace period per CPU.
+ *
+ * Preemption goes off before the CPU is read, as in Linux's: a thread
+ * preempted between reading its CPU and reporting could resume on another
+ * CPU and report a state for the first one, whose new thread may already
+ * be inside a reader (found by a review, 4 December 2026; make check-rcu
+ * flags such a read). Interrupts go off only to report.
  */
 void rcu_all_qs(void)
 {
+	if (!fqs_notices())
+		return;
+	rcu_machine_preempt_disable();
 	u32 cpu = rcu_machine_cpu();
 	struct rcu_data *rdp = &rcu_data[cpu];
 
-	if (!fqs_notices() || (!rdp->qs_pending &&
-			       rdp->quiescbatch == __atomic_load_n(&rcp.cur, __ATOMIC_ACQUIRE)))
-		return;
-	u64 flags = irq_save();
+	if (rdp->qs_pending || rdp->quiescbatch != __atomic_load_n(&rcp.cur, __ATOMIC_ACQUIRE)) {
+		u64 flags = irq_save();
 
-	quiet_now(rdp);
-	check_quiescent_state(cpu, rdp);
-	if (rcu_pending(rdp))
-		rcu_machine_raise_softirq();
-	irq_restore(flags);
+		quiet_now(rdp);
+		check_quiescent_state(cpu, rdp);
+		if (rcu_pending(rdp))
+			rcu_machine_raise_softirq();
+		irq_restore(flags);
+	}
+	rcu_machine_preempt_enable();
 }
 
 void rcu_note_context_switch(void)

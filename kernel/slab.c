@@ -97,7 +97,6 @@
 #define KMALLOC_MAX_SHIFT   11  /* largest class: 2048 bytes; above, whole pages */
 #define KMALLOC_CLASSES     (KMALLOC_MAX_SHIFT - KMALLOC_MIN_SHIFT + 1)
 #define MAGAZINE_ALIGN      64  /* a CPU's magazine starts on its own cache line */
-#define MAGAZINE_MAX_LIMIT  120 /* the largest limit magazine_limit() gives */
 #define RECIPROCAL_MAX_SLAB 65536       /* is_object_of() multiplies up to this slab size */
 
 /*
@@ -162,8 +161,8 @@ static u64 slab_bytes(const struct kmem_cache *c)
  * as Linux's obj_to_index() does with reciprocal_divide() (Eric Dumazet,
  * 2.6.21): exact while offset * (reciprocal * size - 2^32) stays below
  * 2^32, so for slabs up to 64 KiB (offsets and sizes below 2^16); bigger
- * slabs (objects above 4 KiB) divide. A division is a helper call under
- * TCG, and this runs on every free.
+ * slabs (pick_order() gives them to some objects from 9368 bytes up) divide.
+ * A division is a helper call under TCG, and this runs on every free.
  */
 static bool is_object_of(const struct kmem_cache *c, const struct page *slab, const void *p)
 {
@@ -409,7 +408,7 @@ static u32 magazine_limit(const struct kmem_cache *c)
 		return 24;
 	if (c->size > 256)
 		return 54;
-	return MAGAZINE_MAX_LIMIT;
+	return 120;
 }
 
 static struct kmem_magazine *magazine_of(const struct kmem_cache *c, u32 cpu)
@@ -540,22 +539,25 @@ static void free_chunk(struct kmem_cache *c, void *const *objs, u32 n, u64 irq)
 }
 
 /*
- * The n oldest objects of m (its bottom) back to their slabs, a chunk per
- * lock hold. They leave the magazine first, in one move, before any lock
- * is waited for, so an interrupt meanwhile finds the magazine whole (one
- * move of the rest down, not one per chunk: under TCG "rep movsq" costs
- * an iteration of QEMU's loop per quadword). Interrupts off.
+ * The n oldest objects of m (its bottom) back to their slabs, a chunk at a
+ * time: each chunk leaves the magazine before the lock is waited for, so
+ * an interrupt meanwhile finds the magazine whole, and at most a chunk is
+ * neither in the magazine nor in its slab (a drain IPI taken while the
+ * lock is waited for, interrupts on, misses only those). Interrupts off.
  */
 static void flush(struct kmem_cache *c, struct kmem_magazine *m, u32 n, u64 irq)
 {
-	void *out[MAGAZINE_MAX_LIMIT];
+	void *chunk[FLUSH_CHUNK];
 
-	n = MIN(n, m->avail);
-	memcpy(out, m->entry, n * sizeof(void *));
-	m->avail -= n;
-	memmove(&m->entry[0], &m->entry[n], m->avail * sizeof(void *));
-	for (u32 i = 0; i < n; i += FLUSH_CHUNK)
-		free_chunk(c, &out[i], MIN(n - i, (u32)FLUSH_CHUNK), irq);
+	for (n = MIN(n, m->avail); n; n = MIN(n, m->avail)) {
+		u32 k = MIN(n, (u32)FLUSH_CHUNK);
+
+		memcpy(chunk, m->entry, k * sizeof(void *));
+		m->avail -= k;
+		memmove(&m->entry[0], &m->entry[k], m->avail * sizeof(void *));
+		free_chunk(c, chunk, k, irq);
+		n -= k;
+	}
 }
 /* Empty this CPU's magazine of c. */
 static void drain_here(struct kmem_cache *c)

@@ -14,15 +14,16 @@
  *                 state, as 2.6.14 counted it;
  *   STORM_KERNEL  as a kernel thread that calls file_open()/file_close()
  *                 and cond_resched() after each pair: no tick is ever
- *                 quiescent there, only a switch. The article's "process
- *                 that never schedules", and a CPU that does nothing but
- *                 system calls.
+ *                 quiescent there, only a switch, and under rcu.mode=fqs
+ *                 cond_resched() itself (rcu_all_qs()). The article's
+ *                 "process that never schedules", and a CPU that does
+ *                 nothing but system calls.
  *
  * Either way it stops everywhere at the first ENFILE, as the program did.
- * A hog thread on each hog CPU spins in the kernel calling cond_resched():
- * it schedules only when asked to, so only force_quiescent_state()
- * (rcu.mode=fqs) or its time slice running out ends its part of a grace
- * period. One storm runs at a time (the user storms share one stop flag).
+ * A hog thread on each hog CPU spins in the kernel without cond_resched():
+ * it is switched only when an interrupt asks for it, so only a forcing IPI
+ * that works (rcu.mode=fqs) or its time slice running out ends its part of
+ * a grace period. One storm runs at a time (the user storms share one stop flag).
  */
 #ifndef STORM_H
 #define STORM_H

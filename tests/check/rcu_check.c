@@ -10,7 +10,8 @@
  *   tick, kernel      a tick in a kernel thread
  *   softirq           the RCU softirq runs, if raised here
  *   schedule          a pass through schedule() (no reader here)
- *   cond_resched      cond_resched() with no reader here (rcu_all_qs())
+ *   cond_resched      cond_resched() with no reader here (rcu_all_qs()),
+ *                     a thread that preemption may move
  *   read begin/end    rcu_read_lock() ... rcu_read_unlock()
  *   call_rcu          queue the next callback from this CPU
  *   ipi               a forcing IPI sent here arrives in a kernel thread
@@ -27,6 +28,10 @@
  *   safety    no callback runs while a reader that was inside when it
  *             was queued is still inside, and none runs twice;
  *   counting  the queues hold exactly the callbacks queued and not run;
+ *   migration a thread (cond_resched()) reads its CPU only with preemption
+ *             off: between the read and its report it could otherwise run
+ *             on another CPU and report for the first (the event is one
+ *             step, so that read is what the model can check);
  *   liveness  from every state where the world is done (all queued, no
  *             reader inside), rounds of quiescent ticks, softirqs and
  *             switches on every CPU run every callback (bounded).
@@ -73,7 +78,7 @@ struct model {
 	u8 ipi_pending[MAX_WORLD_CPUS]; /* bit k: an IPI of enum rcu_ipi k */
 };
 
-enum { UNSAFE = 1, RAN_TWICE = 2, MISCOUNTED = 4, STUCK = 8 };
+enum { UNSAFE = 1, RAN_TWICE = 2, MISCOUNTED = 4, STUCK = 8, MIGRATABLE = 16 };
 
 /* The world's shape, fixed for one search. */
 static u32 ncpus = 2, ncallbacks = 2, nreaders = 2;
@@ -82,17 +87,30 @@ static enum rcu_mode mode;
 static struct model m;
 static struct rcu_head heads[MAX_CALLBACKS];
 static u32 this_cpu_now;                /* the CPU an event runs on */
+static bool preemptible_now;            /* the event is a thread that preemption may move */
+static u32 preempt_depth;
 
 /* --- the machine, as rcu_machine.h asks for it ------------------------------- */
 
-u32 rcu_machine_cpu(void) { return this_cpu_now; }
+/*
+ * A thread may be preempted and moved to another CPU between any two of its
+ * instructions unless preemption is off: a CPU number it reads then is only
+ * a guess, and a state reported with it may be another CPU's. Every other
+ * event runs in an interrupt or with interrupts off, where the CPU holds.
+ */
+u32 rcu_machine_cpu(void)
+{
+	if (preemptible_now && !preempt_depth)
+		m.violation |= MIGRATABLE;
+	return this_cpu_now;
+}
 u32 rcu_machine_nr_cpus(void) { return ncpus; }
 bool rcu_machine_online(u32 cpu) { return cpu < ncpus; }
 void rcu_machine_need_resched(void) { m.need_resched[this_cpu_now] = true; }
 void rcu_machine_raise_softirq(void) { m.softirq_raised[this_cpu_now] = true; }
 u64 rcu_machine_now_ns(void) { return 0; }
-void rcu_machine_preempt_disable(void) { }     /* readers are the model's events */
-void rcu_machine_preempt_enable(void) { }
+void rcu_machine_preempt_disable(void) { preempt_depth++; }  /* readers are the model's events */
+void rcu_machine_preempt_enable(void) { preempt_depth--; }
 
 void rcu_machine_send_ipi(u32 cpu, enum rcu_ipi ipi)
 {
@@ -228,7 +246,9 @@ static void run_event(enum event e, u32 cpu)
 		rcu_note_context_switch();
 		break;
 	case EV_COND_RESCHED:
+		preemptible_now = true;         /* cond_resched(): a thread, preemption on */
 		rcu_all_qs();
+		preemptible_now = false;
 		break;
 	case EV_READ_BEGIN:
 		m.reader_on[cpu] = (s8)m.readers_begun;
@@ -288,15 +308,18 @@ struct step {
 static struct step path[MAX_DEPTH];
 
 static const char *const violation_names[] = {
-	"", "a callback ran while a reader from before its call_rcu() was inside",
-	"a callback ran twice", "", "the queues do not hold the callbacks not yet run",
+	[UNSAFE] = "a callback ran while a reader from before its call_rcu() was inside",
+	[RAN_TWICE] = "a callback ran twice",
+	[MISCOUNTED] = "the queues do not hold the callbacks not yet run",
+	[MIGRATABLE] = "a preemptible thread read its CPU number with preemption on (it may run elsewhere)",
 };
 
 static void report(u32 depth, u32 violation)
 {
-	const char *what = violation & UNSAFE ? violation_names[1] :
-			   violation & RAN_TWICE ? violation_names[2] :
-			   violation & MISCOUNTED ? violation_names[4] :
+	const char *what = violation & UNSAFE ? violation_names[UNSAFE] :
+			   violation & RAN_TWICE ? violation_names[RAN_TWICE] :
+			   violation & MISCOUNTED ? violation_names[MISCOUNTED] :
+			   violation & MIGRATABLE ? violation_names[MIGRATABLE] :
 			   "rounds of quiescent states did not run every callback";
 
 	printf("check-rcu: mode=%s cpus=%u callbacks=%u readers=%u: VIOLATION: %s\n",

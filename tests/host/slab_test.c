@@ -398,12 +398,13 @@ static void free_into_wrong_cache_reported(struct ktest *t)
  * is_object_of() finds an object's index by multiplying by ceil(2^32 /
  * size), not dividing: every object of two whole slabs is accepted, and a
  * pointer anywhere inside an object is refused, for sizes that do not
- * divide 2^32 and slabs up to 32 KiB (order 3: 4000-byte objects).
+ * divide 2^32, slabs up to 64 KiB (order 4: 20000-byte objects), and the
+ * division kept for bigger slabs (9368 bytes: 128 KiB).
  */
 static void object_starts_found_without_division(struct ktest *t)
 {
 	static const u32 sizes[] = { 24, 40, 56, 72, 104, 136, 200, 264, 520, 1000, 1032,
-				     2056, 3000, 4000 };
+				     2056, 3000, 4000, 20000, 9368 };
 	static u8 *obj[64];
 
 	for (u32 s = 0; s < ARRAY_SIZE(sizes); s++) {
