@@ -111,8 +111,7 @@ void sched_preempt_irq(void);
  */
 void wake_up_thread(struct thread *t);
 
-void preempt_disable(void);
-void preempt_enable(void);
+/* preempt_disable() and preempt_enable() are inline, below (after percpu.h). */
 
 /* --- wait queues, completions, mutexes ------------------------------------ */
 
@@ -157,9 +156,29 @@ void mutex_lock(struct mutex *m);
 void mutex_unlock(struct mutex *m);
 
 #include "percpu.h"
+#include "x86.h"
+
 static inline struct thread *current_thread(void)
 {
 	return this_cpu()->current;
+}
+
+/*
+ * No switch on this CPU until the matching preempt_enable(), which
+ * switches then if one was asked for meanwhile (and interrupts are on).
+ * Inline: one instruction on %gs each way (percpu.h), since RCU readers and
+ * cond_resched()'s quiescent state (rcu_all_qs()) take them on every pass.
+ */
+static inline void preempt_disable(void)
+{
+	preempt_count_inc();
+}
+
+static inline void preempt_enable(void)
+{
+	if (preempt_count_dec_and_test() && this_cpu()->need_resched &&
+	    (read_rflags() & RFLAGS_IF))
+		schedule();
 }
 
 #endif

@@ -376,18 +376,6 @@ void thread_set_affinity(struct thread *t, const struct cpumask *mask)
 		schedule();
 }
 
-void preempt_disable(void)
-{
-	preempt_count_inc();            /* one instruction: see percpu.h */
-}
-
-void preempt_enable(void)
-{
-	if (preempt_count_dec_and_test() && this_cpu()->need_resched &&
-	    (read_rflags() & RFLAGS_IF))
-		schedule();
-}
-
 void cond_resched(void)
 {
 	struct percpu *pc = this_cpu();
