@@ -643,7 +643,9 @@ static void fqs16_forces_by_rsinterval_fqs19_once_per_grace_period(struct ktest 
  * a reader is a quiescent state (rcu_all_qs()): a callback the thread
  * queued runs while it still loops. Under count, 2.6.14's rule holds: a
  * kernel thread holds the grace period up until it switches. Inside a
- * reader cond_resched() is no quiescent state in any mode.
+ * reader cond_resched() is no quiescent state in any mode. A loop that was
+ * switched out after all (a wakeup on its CPU) proves nothing either way:
+ * it is run again, up to three times.
  */
 #define SPIN_NS (80ULL * 1000 * 1000)
 
@@ -652,6 +654,7 @@ struct spinner {
 	bool in_reader;
 	volatile bool ran;
 	bool ran_while_spinning;
+	bool switched;                  /* the loop was switched out at least once */
 };
 
 static void spinner_callback(struct rcu_head *head)
@@ -662,7 +665,7 @@ static void spinner_callback(struct rcu_head *head)
 static void spin_with_cond_resched(void *arg)
 {
 	struct spinner *s = arg;
-	u64 start = ktime_ns();
+	u64 start = ktime_ns(), switches = current_thread()->switches;
 
 	if (s->in_reader)
 		rcu_read_lock();
@@ -670,29 +673,35 @@ static void spin_with_cond_resched(void *arg)
 	while (!s->ran && ktime_ns() - start < SPIN_NS)
 		cond_resched();
 	s->ran_while_spinning = s->ran;
+	s->switched = current_thread()->switches != switches;
 	if (s->in_reader)
 		rcu_read_unlock();
 }
 
-static bool runs_during_a_cond_resched_loop(enum rcu_mode mode, bool in_reader)
+static bool runs_during_a_cond_resched_loop(struct ktest *t, enum rcu_mode mode, bool in_reader)
 {
 	static struct spinner s;
 	enum rcu_mode before = rcu_mode();
 
 	rcu_barrier();
 	rcu_set_mode(mode);
-	s = (struct spinner){ .in_reader = in_reader };
-	run_on(nr_cpus - 1, spin_with_cond_resched, &s);
-	rcu_barrier();
+	for (u32 attempt = 0; attempt < 3; attempt++) {
+		s = (struct spinner){ .in_reader = in_reader };
+		run_on(nr_cpus - 1, spin_with_cond_resched, &s);
+		rcu_barrier();
+		if (!s.switched)
+			break;
+	}
 	rcu_set_mode(before);
+	EXPECT_FALSE(t, s.switched);
 	return s.ran_while_spinning;
 }
 
 static void cond_resched_is_a_quiescent_state_under_fqs(struct ktest *t)
 {
-	EXPECT_TRUE(t, runs_during_a_cond_resched_loop(RCU_MODE_FQS, false));
-	EXPECT_FALSE(t, runs_during_a_cond_resched_loop(RCU_MODE_COUNT, false));
-	EXPECT_FALSE(t, runs_during_a_cond_resched_loop(RCU_MODE_FQS, true));
+	EXPECT_TRUE(t, runs_during_a_cond_resched_loop(t, RCU_MODE_FQS, false));
+	EXPECT_FALSE(t, runs_during_a_cond_resched_loop(t, RCU_MODE_COUNT, false));
+	EXPECT_FALSE(t, runs_during_a_cond_resched_loop(t, RCU_MODE_FQS, true));
 }
 
 static const struct ktest_case rcu_cases[] = {
