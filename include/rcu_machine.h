@@ -33,10 +33,11 @@ static inline void rcu_machine_preempt_disable(void) { preempt_disable(); }
 static inline void rcu_machine_preempt_enable(void) { preempt_enable(); }
 
 /*
- * The notice IPI's call, run in the IPI's handler. It interrupted the idle
- * thread itself when the thread is idle's, nothing raised preempt_count
- * (no softirq, no rcu_read_lock()) and this handler is the only interrupt
- * level (a call run from a sender's spin loop has irq_depth 0).
+ * The notice IPI's call. It counts as landing in the idle thread when the
+ * idle thread is current, nothing raised preempt_count (no softirq, no
+ * rcu_read_lock()) and one interrupt level is open: then no reader can be
+ * running on this CPU. (A call another CPU's spin loop runs from this
+ * CPU's queue outside any handler has irq_depth 0 and does not count.)
  */
 static inline void rcu_forced_ipi_call(void *arg)
 {

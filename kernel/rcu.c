@@ -216,8 +216,9 @@ static bool fqs_notices(void)
 /*
  * This CPU holds no reader at this very moment (a tick interrupted its
  * idle thread or user mode, the notice IPI its idle thread, or
- * cond_resched() runs with preempt_count 0): that is a quiescent state for every batch that began
- * before now, so note cur if it is new and count the state for it. 2.6.14
+ * cond_resched() runs with preempt_count 0): that is a quiescent state for
+ * every batch that began before now, so note cur if it is new and count
+ * the state for it. 2.6.14
  * counted the state but noticed a new batch only in its tasklet, which
  * threw the state away (note_new_batch()): an idle CPU took two ticks per
  * grace period, one to notice and one to count. cur is read without

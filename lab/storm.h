@@ -23,7 +23,8 @@
  * A hog thread on each hog CPU spins in the kernel without cond_resched():
  * it is switched only when an interrupt asks for it, so only a forcing IPI
  * that works (rcu.mode=fqs) or its time slice running out ends its part of
- * a grace period. One storm runs at a time (the user storms share one stop flag).
+ * a grace period. One storm runs at a time (the user storms share one stop
+ * flag).
  */
 #ifndef STORM_H
 #define STORM_H

@@ -22,8 +22,8 @@
  * state (rcu_note_context_switch()), and which runs ksoftirqd if it was
  * woken. A storm calls cond_resched() at the end of each iteration (the
  * return from close(), or the way back to user mode): rcu_all_qs(), then
- * a switch if need_resched is set. The hog never calls it (lab/storm.c). Time
- * slices: 100 ms. Callbacks take a calibrated time each. The file table
+ * a switch if need_resched is set. The hog never calls it (lab/storm.c).
+ * Time slices: 100 ms. Callbacks take a calibrated time each. The file table
  * counts whole slabs of 128 files (vfs.count=slab), max_files 50,044.
  *
  * rcu.c is the kernel's own file, built against this machine through
@@ -255,6 +255,12 @@ static bool storming(const struct sim_cpu *c)
 	       c->done < c->target;
 }
 
+/* In its idle thread: no storm (or one that ended), no hog. */
+static bool idle_now(const struct sim_cpu *c)
+{
+	return !storming(c) && c->task != TASK_HOG;
+}
+
 /* --- softirq, ksoftirqd, switches ------------------------------------------------------ */
 
 static void do_softirq(struct sim_cpu *c, bool in_ksoftirqd)
@@ -318,7 +324,7 @@ static void tick(struct sim_cpu *c)
 		c->ticks++;
 		quiescent = false;
 	} else {
-		quiescent = c->task != TASK_HOG;        /* idle, or a storm that ended */
+		quiescent = idle_now(c);
 	}
 	rcu_tick(quiescent);
 	if (c->task == TASK_HOG || storming(c)) {
@@ -333,7 +339,7 @@ static void tick(struct sim_cpu *c)
 static void ipi(struct sim_cpu *c)
 {
 	if (c->ipi_kinds & (1u << RCU_IPI_NOTICE))
-		rcu_forced_ipi(!storming(c) && c->task != TASK_HOG);    /* idle, as in tick() */
+		rcu_forced_ipi(idle_now(c));
 	if (c->ipi_kinds & (1u << RCU_IPI_RESCHED))
 		c->need_resched = true;
 	c->ipi_kinds = 0;                               /* a bare one is only acknowledged */
