@@ -6,35 +6,53 @@
 ; page mm.c kept for it (ap_trampoline_phys, known only at run time), fills
 ; in the parameter block and sends the IPIs. The climb:
 ;
-;   16-bit real mode   base = CS * 16; say "started"; flat GDT; CR0.PE
+;   16-bit real mode   count itself in params.started; flat GDT; CR0.PE
 ;     -> 32-bit protected mode (paging off)
 ;                      CR4.PAE, CR3 = params.cr3, EFER.LME (+NXE), CR0.PG
 ;     -> 64-bit long mode, still on this page (identity-mapped by that CR3)
-;                      RSP = params.stack, jump to params.entry(params.cpu)
+;                      which CPU am I (below), RSP = its kernel stack,
+;                      jump to params.entry(cpu)
 ;     -> ap_main(cpu) in kernel/smp.c, on the CPU's own kernel stack
+;
+; Which CPU am I. Started one at a time (smp.parallel=off), an AP is told:
+; params.cpu and params.stack. Started all at once (smp.parallel=on, the
+; default; Linux 6.5's parallel bring-up), params.cpu is FIND_BY_APIC_ID
+; and every AP finds its own number: it reads its APIC ID from CPUID (leaf
+; 0xB's 32-bit x2APIC ID where that leaf exists, else leaf 1's 8-bit
+; initial APIC ID), looks it up in the MADT's list (params.apic_ids, the
+; kernel's numa.cpu_apic_id[]) and takes that CPU's stack from
+; params.stacks (smp.c's ap_stacks[]: 24-byte entries, the kernel stack
+; first; 0 for a CPU the boot CPU is not starting). An AP whose ID is not
+; there, or whose entry has no stack, writes its ID + 1 to *params.lost
+; and halts with interrupts off; the boot CPU parks it with INIT and, for a
+; CPU it was starting, starts it again on its own.
 ;
 ; Invariants:
 ;   - Position-independent: the blob is linked inside .rodata at some
 ;     kernel address and runs at another; every address it uses is
 ;     base + (label - trampoline_start), with the base found at run time.
+;     The boot CPU fills in the three pointers that hold linear addresses
+;     (the GDT's base, the two far jumps' offsets) when it copies the blob.
 ;   - params.cr3 is below 4 GiB (a 32-bit mov loads it) and maps this page
 ;     at its own physical address, executable: the instruction after the
 ;     one that turns paging on is fetched through it. smp.c builds such a
 ;     PML4 (a copy of the kernel's upper half plus that one page).
-;   - The blob writes only to itself, and only in real mode, before paging:
-;     params.started (for the boot CPU to see) and the three addresses
-;     below that depend on where it runs. With paging on, the page can be
-;     mapped read-only: hence the GDT's accessed bits come already set.
+;   - The blob writes to itself only params.started, with a locked add in
+;     real mode (several APs may run it at once); with paging on, the page
+;     can be mapped read-only: hence the GDT's accessed bits come already
+;     set. In long mode it writes only *params.lost (kernel memory).
 ;   - The GDT's selectors match the kernel's (0x08 64-bit code, 0x10 data),
 ;     so ap_main() starts with the segment registers cpu_load_tables()
 ;     expects; 0x18 is a 32-bit code segment used on the way only.
-;   - No stack until RSP is loaded from params.stack in 64-bit mode.
+;   - No stack until RSP is loaded in 64-bit mode.
 ;
 ; Facts from the Intel SDM, vol. 3A: the STARTUP IPI sets CS:IP = VV00:0000
 ; (8.4.4, MP spec B.4.2); paging must be off while EFER.LME is set, PAE must
 ; be on before CR0.PG, and after CR0.PG with LME the CPU is in
 ; compatibility mode until a far transfer loads a code segment with L = 1
-; (9.8.5, "Initializing IA-32e Mode").
+; (9.8.5, "Initializing IA-32e Mode"). CPUID leaf 0xB: EDX is the x2APIC ID
+; of the logical processor; EBX = 0 for sub-leaf 0 means the leaf is not
+; implemented (vol. 2A, CPUID, "Extended Topology Enumeration Leaf").
 
 CR0_PE          equ 1 << 0
 CR0_WP          equ 1 << 16
@@ -48,12 +66,19 @@ SEL_CODE64      equ 0x08
 SEL_DATA        equ 0x10
 SEL_CODE32      equ 0x18
 
+FIND_BY_APIC_ID equ 0xffffffff          ; params.cpu: look yourself up (smp.c's)
+AP_STACKS_ENTRY equ 24                  ; sizeof(struct ap_stacks) in smp.c
+
 ; Offsets inside the blob: what runs relative to its base.
 %define OFF(label) ((label) - trampoline_start)
 
 section .rodata.trampoline progbits alloc noexec nowrite align=16
 align 16
 global trampoline_start, trampoline_end, trampoline_params
+; What the boot CPU links (linear address = page + offset): three pointers and their targets.
+global trampoline_gdt, trampoline_gdt_base
+global trampoline_protected_mode, trampoline_protected_mode_ptr
+global trampoline_long_mode, trampoline_long_mode_ptr
 
 ; ---------------------------------------------------------------------------
 bits 16
@@ -62,18 +87,9 @@ trampoline_start:
 	cld
 	mov ax, cs                      ; CS = VV00: the page's segment
 	mov ds, ax
-	mov byte [OFF(params.started)], 1
+	lock inc dword [OFF(params.started)]
 	movzx ebx, ax
 	shl ebx, 4                      ; EBX = the page's physical address, kept to the end
-
-	; The GDT descriptor and the far pointer into 32-bit code hold linear
-	; addresses: only known now.
-	lea eax, [ebx + OFF(gdt)]
-	mov [OFF(gdt_ptr.base)], eax
-	lea eax, [ebx + OFF(protected_mode)]
-	mov [OFF(protected_mode_ptr)], eax
-	lea eax, [ebx + OFF(long_mode)]
-	mov [OFF(long_mode_ptr)], eax
 
 	o32 lgdt [OFF(gdt_ptr)]
 	mov eax, cr0
@@ -85,6 +101,7 @@ trampoline_start:
 ; ---------------------------------------------------------------------------
 bits 32
 protected_mode:
+trampoline_protected_mode:
 	mov ax, SEL_DATA
 	mov ds, ax
 	mov es, ax
@@ -114,17 +131,66 @@ protected_mode:
 ; ---------------------------------------------------------------------------
 bits 64
 long_mode:
+trampoline_long_mode:
 	mov ax, SEL_DATA
 	mov ds, ax
 	mov es, ax
 	mov ss, ax
 	mov ebx, ebx                    ; the upper half of RBX is undefined after the switch
-	mov rsp, [rbx + OFF(params.stack)]
 	mov edi, [rbx + OFF(params.cpu)] ; ap_main(cpu)
+	cmp edi, FIND_BY_APIC_ID
+	je find_myself
+	mov rsp, [rbx + OFF(params.stack)]
+enter_kernel:
 	mov rax, [rbx + OFF(params.entry)]
 	xor ebp, ebp                    ; rbp = 0 ends every backtrace
 	push 0                          ; a null return address: RSP is as after a call
 	jmp rax
+
+; Started with the others: R10D = my APIC ID, EDI = its index in the MADT's list.
+find_myself:
+	mov r8, rbx                     ; CPUID writes EBX
+	xor eax, eax
+	cpuid
+	mov r9d, eax                    ; the highest basic leaf
+	mov eax, 1
+	cpuid
+	shr ebx, 24
+	mov r10d, ebx                   ; leaf 1: the initial APIC ID, 8 bits
+	cmp r9d, 0xb
+	jb .search
+	mov eax, 0xb
+	xor ecx, ecx
+	cpuid
+	test ebx, ebx
+	jz .search                      ; leaf 0xB not implemented
+	mov r10d, edx                   ; leaf 0xB: the x2APIC ID, 32 bits
+.search:
+	mov rbx, r8
+	mov rsi, [rbx + OFF(params.apic_ids)]
+	mov ecx, [rbx + OFF(params.ncpus)]
+	xor edi, edi
+.next:
+	cmp edi, ecx
+	jae .lost
+	cmp [rsi + rdi * 4], r10d
+	je .found
+	inc edi
+	jmp .next
+.found:
+	mov rax, [rbx + OFF(params.stacks)]
+	imul rdx, rdi, AP_STACKS_ENTRY
+	mov rsp, [rax + rdx]            ; ap_stacks[cpu].kernel
+	test rsp, rsp
+	jnz enter_kernel
+.lost:                                  ; not in the list, or not being started
+	mov rax, [rbx + OFF(params.lost)]
+	inc r10d
+	mov [rax], r10d                 ; my APIC ID + 1, for the boot CPU to report
+.halt:
+	cli
+	hlt
+	jmp .halt
 
 ; ---------------------------------------------------------------------------
 ; The accessed bit (type bit 0) of each descriptor is already set: else the
@@ -133,6 +199,7 @@ long_mode:
 ; IDT, a triple fault. (TCG does not check that write; hardware and KVM do.)
 align 16
 gdt:
+trampoline_gdt:
 	dq 0                            ; null
 	dq 0x00af9b000000ffff           ; 0x08: code, 64-bit (L), present, DPL 0, accessed
 	dq 0x00cf93000000ffff           ; 0x10: data, 4 GiB, writable, present, accessed
@@ -142,14 +209,17 @@ gdt_end:
 align 4
 gdt_ptr:
 	dw gdt_end - gdt - 1
-.base:	dd 0                            ; filled in at run time
+trampoline_gdt_base:
+.base:	dd 0                            ; linked by the boot CPU
 
 ; Far pointers (offset, selector) for the two mode-changing jumps.
 protected_mode_ptr:
-	dd 0                            ; offset: filled in at run time
+trampoline_protected_mode_ptr:
+	dd 0                            ; offset: linked by the boot CPU
 	dw SEL_CODE32
 long_mode_ptr:
-	dd 0                            ; offset: filled in at run time
+trampoline_long_mode_ptr:
+	dd 0                            ; offset: linked by the boot CPU
 	dw SEL_CODE64
 
 ; The parameter block. Its layout is struct trampoline_params in smp.c.
@@ -160,7 +230,12 @@ params:
 .efer:		dd 0                    ; +4  EFER bits to set: LME (+NXE)
 .entry:		dq 0                    ; +8  64-bit entry: ap_main
 .stack:		dq 0                    ; +16 top of the CPU's kernel stack
-.cpu:		dd 0                    ; +24 logical CPU number: ap_main's argument
-.started:	dd 0                    ; +28 the AP sets it to 1 on its first instructions
+.cpu:		dd 0                    ; +24 logical CPU number: ap_main's argument, or FIND_BY_APIC_ID
+.started:	dd 0                    ; +28 each AP adds 1 on its first instructions
+.apic_ids:	dq 0                    ; +32 FIND_BY_APIC_ID: u32 APIC IDs, by logical CPU
+.stacks:	dq 0                    ; +40 FIND_BY_APIC_ID: struct ap_stacks, by logical CPU
+.ncpus:		dd 0                    ; +48 FIND_BY_APIC_ID: entries in both
+.pad:		dd 0                    ; +52
+.lost:		dq 0                    ; +56 FIND_BY_APIC_ID: u32 for an AP not in the list
 
 trampoline_end:

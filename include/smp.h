@@ -2,11 +2,13 @@
  * smp.h - starting the other CPUs, and asking them to do things (IPIs).
  *
  * smp_boot() starts every enabled MADT CPU with INIT-SIPI-SIPI through the
- * real-mode trampoline copied to the page below 1 MiB that mm.c set aside;
- * each CPU climbs to long mode, loads the kernel's page tables, gets its
- * per-CPU area, GDT/TSS (own IST stacks), IDT, local APIC and tick, and
- * enters the scheduler's idle loop. A CPU that does not answer in time is
- * reported and skipped.
+ * real-mode trampoline copied to the page below 1 MiB that mm.c set aside,
+ * all at once (each finds its number by its APIC ID) unless
+ * smp.parallel=off; each CPU climbs to long mode, loads the kernel's page
+ * tables, gets its per-CPU area, GDT/TSS (own IST stacks), IDT, local APIC
+ * and tick, and enters the scheduler's idle loop. An AP not online with
+ * the others is started alone; one that does not answer then is reported
+ * and skipped.
  */
 #ifndef SMP_H
 #define SMP_H
@@ -14,6 +16,14 @@
 #include "types.h"
 
 void smp_boot(void);
+/*
+ * APs that smp.parallel=on (the default) did not bring up with the others
+ * and smp_boot() then started alone: 0 on a machine where every AP found
+ * itself by its APIC ID.
+ */
+extern u32 smp_started_alone;
+/* smp.parallel: were the APs started all at once (on) or one at a time (off)? */
+bool smp_parallel(void);
 
 /*
  * Run fn(arg) on cpu (from its IPI handler, interrupts off); wait: until it

@@ -191,7 +191,7 @@ extern char df_stack_top[], nmi_stack_top[];
 /*
  * "boot: N cpus online after M ms": from kernel_main()'s first instruction
  * (this TSC reading) to the last CPU online. ktime_ns() starts later, after
- * time_init()'s 10 ms early PIT measurement, so printk's stamps undercount.
+ * time_init()'s early PIT measurement (2 ms), so printk's stamps undercount.
  */
 static void report_boot_time(u64 entry_tsc)
 {

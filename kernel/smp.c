@@ -1,19 +1,42 @@
 /*
  * smp.c - starting the other CPUs, and asking them to do things (IPIs).
  *
- * Bring-up. The boot CPU (BSP) starts each other CPU (AP) of the MADT in
- * turn, one at a time because they share the trampoline page:
+ * Bring-up. The boot CPU (BSP) starts every other CPU (AP) of the MADT at
+ * once, as Linux has since 6.5 (Thomas Gleixner's "smp-core-2023-06-26"
+ * pull, "Parallel CPU bringup": up to 3.5 ms per AP to report alive, 800 ms
+ * of busy waiting on a 112-thread server; David Woodhouse's "x86/smpboot:
+ * Support parallel startup of secondary CPUs"). Linux's APs find their
+ * number the same way, CPUID leaf 0xB's APIC ID searched in
+ * cpuid_to_apicid[], and run in parallel up to a sync point
+ * (cpuhp_ap_sync_alive()), where the boot CPU releases them one by one;
+ * testbed's ap_main() is short enough to let them run all of it at once.
  *
- *   BSP                                        AP (CPU n)
- *   stacks for n on n's node (kernel, #DF, NMI),
- *   n's per-CPU page lists (page_alloc_cpu_init)
+ *   BSP                                        each AP
+ *   for every AP: stacks on its node (kernel,
+ *   #DF, NMI), its per-CPU page lists
+ *   (page_alloc_cpu_init)
  *   copy boot/trampoline.asm to the page below
- *   1 MiB, fill its parameter block
- *   INIT, [10 ms], STARTUP, 200 us             (halted, waiting for a STARTUP IPI)
- *   [second STARTUP if it has not started]     real mode -> protected -> long mode
- *   wait, at most AP_ONLINE_TIMEOUT_MS         ap_main(n): per-CPU area, GDT/TSS,
- *     for percpu[n].online                       IDT, kernel CR3, local APIC, tick,
+ *   1 MiB, params.cpu = FIND_BY_APIC_ID
+ *   INIT to each, [10 ms], STARTUP to each,    (halted, waiting for a STARTUP IPI)
+ *   200 us, [a second STARTUP to each not     real mode -> protected -> long mode;
+ *   online, if not all have started]           CPUID's APIC ID -> its CPU number n
+ *   wait, at most AP_ONLINE_TIMEOUT_MS in      and n's stack (numa.cpu_apic_id[],
+ *     all, for every percpu[n].online            ap_stacks[])
+ *   park the late ones (INIT), start each      ap_main(n): per-CPU area, GDT/TSS,
+ *     of them alone (below)                      IDT, kernel CR3, local APIC, tick,
  *                                                online -> sched_ap_enter()
+ *
+ * What an AP does before it is online touches only its own per-CPU data,
+ * its own MSRs and APIC, and shared tables it reads (the trampoline page
+ * but for its started count, the AP page tables, the IDT); what it shares
+ * and writes (nr_cpus_online, next_tid, the printk lock) is atomic or
+ * locked. An AP whose CPUID APIC ID the MADT does not list (firmware that
+ * renumbered xAPIC IDs) halts; so does one that hangs. Either way the BSP
+ * parks every AP not online by the deadline and starts it alone: params.cpu
+ * and params.stack say who it is, the climb is the same, INIT, STARTUP,
+ * [a second STARTUP if it has not started], wait. smp.parallel=off starts
+ * every AP that way (the only way before 4 December 2026), and
+ * smp_started_alone counts the APs started alone after a start together.
  *
  * The 10 ms after INIT is the MP specification's (B.4.1) for the 82489DX
  * era. Linux skips it on "modern" CPUs (arch/x86/kernel/smpboot.c,
@@ -52,7 +75,9 @@
  * Invariants:
  *   - percpu[n].online is set by CPU n itself, last, after its tables,
  *     APIC and tick work; only online CPUs are sent IPIs.
- *   - Only one AP is between its INIT and its "online" at any time.
+ *   - Only the APs of one start (all of them, or one alone) are between
+ *     their INIT and their "online" at any time, and the trampoline page
+ *     is rewritten only when none is.
  *   - A queued call runs on its target exactly once, with interrupts off.
  *   - One CPU stops the others; a second CPU that tries (two panics at
  *     once) halts itself instead, so one panic report comes out whole.
@@ -87,26 +112,51 @@
 static int init_delay_choice;
 PARAM_CHOICE("smp.init_delay", init_delay_choice, "auto", "on", "off");
 
+/* smp.parallel=on|off: start the APs all at once (Linux 6.5) or one at a time. */
+static int parallel_off;
+PARAM_CHOICE("smp.parallel", parallel_off, "on", "off");
+
+u32 smp_started_alone;
+
+bool smp_parallel(void)
+{
+	return !parallel_off;
+}
+
 /* --- bring-up ------------------------------------------------------------- */
 
 /* boot/trampoline.asm's blob and its parameter block (same layout). */
 extern char trampoline_start[], trampoline_end[], trampoline_params[];
+extern char trampoline_gdt[], trampoline_gdt_base[];
+extern char trampoline_protected_mode[], trampoline_protected_mode_ptr[];
+extern char trampoline_long_mode[], trampoline_long_mode_ptr[];
+
+#define FIND_BY_APIC_ID        (~0u)    /* params.cpu: each AP looks itself up */
 
 struct trampoline_params {
 	u32 cr3;                /* the AP's first PML4, below 4 GiB */
 	u32 efer;               /* EFER bits to set: LME, NXE */
 	u64 entry;              /* ap_main */
-	u64 stack;              /* top of its kernel stack */
-	u32 cpu;                /* logical CPU number: ap_main's argument */
-	volatile u32 started;   /* set by the AP in real mode */
+	u64 stack;              /* one AP: top of its kernel stack */
+	u32 cpu;                /* one AP: its logical number; all at once: FIND_BY_APIC_ID */
+	volatile u32 started;   /* each AP adds 1 in real mode */
+	u64 apic_ids;           /* FIND_BY_APIC_ID: numa.cpu_apic_id */
+	u64 stacks;             /* FIND_BY_APIC_ID: ap_stacks */
+	u32 ncpus;              /* FIND_BY_APIC_ID: entries in both */
+	u32 pad;
+	u64 lost;               /* FIND_BY_APIC_ID: &ap_lost, for an AP not in the list */
 };
-BUILD_BUG_ON(sizeof(struct trampoline_params) != 32);
+BUILD_BUG_ON(sizeof(struct trampoline_params) != 64);
 
 /* The stacks the boot CPU allocates for each AP before starting it. */
 struct ap_stacks {
-	u64 kernel, double_fault, nmi;  /* tops */
+	u64 kernel, double_fault, nmi;  /* tops; kernel 0: not being started */
 };
+BUILD_BUG_ON(sizeof(struct ap_stacks) != 24);   /* AP_STACKS_ENTRY in the trampoline */
 static struct ap_stacks ap_stacks[MAX_CPUS];
+
+/* An AP started with the others that found no entry: its APIC ID + 1 (the last one). */
+static volatile u32 ap_lost;
 
 /* What every AP copies from the boot CPU: its paging and memory types. */
 static struct {
@@ -119,6 +169,7 @@ static struct {
 } ap_tables;
 
 static void __noreturn ap_main(u32 cpu);
+static bool cpu_online(u32 cpu);
 
 static u64 *alloc_low_table(void)
 {
@@ -194,21 +245,44 @@ static bool alloc_ap_stacks(u32 cpu, int node)
 	return false;
 }
 
-/* Copy the blob to its page and fill in the parameters for cpu. */
+/* The blob's offset of a label inside it. */
+static u32 blob_offset(const char *label)
+{
+	return (u32)(label - trampoline_start);
+}
+
+/*
+ * Copy the blob to its page, link it there (the GDT's base and the two far
+ * jumps' targets are linear addresses) and fill in the parameters: for
+ * one CPU, or for FIND_BY_APIC_ID.
+ */
 static struct trampoline_params *prepare_trampoline(u32 cpu)
 {
 	u8 *page = phys_to_virt(ap_trampoline_phys);
+	u32 base = (u32)ap_trampoline_phys;
 	struct trampoline_params *params =
-		(struct trampoline_params *)(page + (trampoline_params - trampoline_start));
+		(struct trampoline_params *)(page + blob_offset(trampoline_params));
 
 	memcpy(page, trampoline_start, (size_t)(trampoline_end - trampoline_start));
+	*(u32 *)(page + blob_offset(trampoline_gdt_base)) = base + blob_offset(trampoline_gdt);
+	*(u32 *)(page + blob_offset(trampoline_protected_mode_ptr)) =
+		base + blob_offset(trampoline_protected_mode);
+	*(u32 *)(page + blob_offset(trampoline_long_mode_ptr)) =
+		base + blob_offset(trampoline_long_mode);
 	sync_ap_tables();
 	params->cr3 = (u32)virt_to_phys(ap_tables.pml4);
 	params->efer = EFER_LME | (cpu_info.nx ? EFER_NXE : 0);
 	params->entry = (u64)ap_main;
-	params->stack = ap_stacks[cpu].kernel;
 	params->cpu = cpu;
 	params->started = 0;
+	if (cpu == FIND_BY_APIC_ID) {
+		params->apic_ids = (u64)numa.cpu_apic_id;
+		params->stacks = (u64)ap_stacks;
+		params->ncpus = nr_cpus;
+		params->lost = (u64)&ap_lost;
+	} else {
+		params->stack = ap_stacks[cpu].kernel;
+	}
 	return params;
 }
 
@@ -240,18 +314,29 @@ static bool init_delay_needed(void)
 	return init_delay_choice == 1 || (init_delay_choice == 0 && !modern);
 }
 
-/* INIT, STARTUP, [STARTUP], wait. True if cpu came online. */
-static bool start_cpu(u32 cpu, bool init_delay)
+/* What an AP needs before it is started: its stacks and per-CPU page lists, on its node. */
+static bool prepare_cpu(u32 cpu)
 {
-	u32 apic_id = numa.cpu_apic_id[cpu];
-	u8 vector = (u8)(ap_trampoline_phys >> 12);
-	u64 t0 = ktime_ns();
-
 	if (!alloc_ap_stacks(cpu, numa.cpu_node[cpu])) {
 		pr_err("smp: no memory for CPU %u's stacks; skipped\n", cpu);
 		return false;
 	}
 	page_alloc_cpu_init(cpu, (int)numa.cpu_node[cpu]);     /* without: its pages come from the zones */
+	return true;
+}
+
+/* Park an AP that did not come online: one that wakes up late must not run the next blob. */
+static void park_cpu(u32 cpu)
+{
+	apic_send_init(numa.cpu_apic_id[cpu]);
+}
+
+/* INIT, STARTUP, [STARTUP], wait: one prepared CPU alone. True if it came online. */
+static bool start_cpu(u32 cpu, bool init_delay)
+{
+	u32 apic_id = numa.cpu_apic_id[cpu];
+	u8 vector = (u8)(ap_trampoline_phys >> 12);
+	u64 t0 = ktime_ns();
 	struct trampoline_params *params = prepare_trampoline(cpu);
 
 	fence_before_ipi();
@@ -269,8 +354,7 @@ static bool start_cpu(u32 cpu, bool init_delay)
 			 second_sipi ? ", second STARTUP sent" : "");
 		return true;
 	}
-	/* Park it: an AP that wakes up late must not run the next CPU's trampoline. */
-	apic_send_init(apic_id);
+	park_cpu(cpu);
 	if (params->started)
 		pr_err("smp: CPU %u (APIC ID %u) started but did not come online in %u ms; skipped\n",
 		       cpu, apic_id, AP_ONLINE_TIMEOUT_MS);
@@ -278,6 +362,66 @@ static bool start_cpu(u32 cpu, bool init_delay)
 		pr_err("smp: CPU %u (APIC ID %u) did not start; skipped\n", cpu, apic_id);
 	/* Its stacks stay allocated: cheap, and nothing can be using them by mistake. */
 	return false;
+}
+
+/*
+ * Start every CPU of set at once (see the top of the file): INIT to each,
+ * [10 ms], STARTUP to each, 200 us, a second STARTUP to each not yet
+ * online if fewer than all have started (a CPU already running ignores
+ * one: SDM vol. 3A 8.4.4), then wait for all of them under one deadline.
+ * Those that did not come online are parked and left in *late.
+ */
+static void start_cpus_together(const struct cpumask *set, bool init_delay, struct cpumask *late)
+{
+	u8 vector = (u8)(ap_trampoline_phys >> 12);
+	struct cpumask reported = { 0 };
+	u32 kicked = 0, pending = 0;
+	u64 t0 = ktime_ns(), deadline;
+	struct trampoline_params *params;
+
+	ap_lost = 0;
+	params = prepare_trampoline(FIND_BY_APIC_ID);
+	fence_before_ipi();
+	for (u32 cpu = 1; cpu < nr_cpus; cpu++)
+		if (cpumask_test(set, cpu))
+			apic_send_init(numa.cpu_apic_id[cpu]);
+	if (init_delay)
+		udelay(AP_INIT_WAIT_US);
+	for (u32 cpu = 1; cpu < nr_cpus; cpu++)
+		if (cpumask_test(set, cpu)) {
+			apic_send_sipi(numa.cpu_apic_id[cpu], vector);
+			kicked++;
+		}
+	udelay(AP_SIPI_WAIT_US);
+	bool second_sipi = __atomic_load_n(&params->started, __ATOMIC_ACQUIRE) < kicked;
+	if (second_sipi)
+		for (u32 cpu = 1; cpu < nr_cpus; cpu++)
+			if (cpumask_test(set, cpu) && !cpu_online(cpu))
+				apic_send_sipi(numa.cpu_apic_id[cpu], vector);
+
+	deadline = ktime_ns() + AP_ONLINE_TIMEOUT_MS * 1000000UL;
+	pending = kicked;
+	while (pending) {
+		for (u32 cpu = 1; cpu < nr_cpus; cpu++) {
+			if (!cpumask_test(set, cpu) || cpumask_test(&reported, cpu) || !cpu_online(cpu))
+				continue;
+			cpumask_set(&reported, cpu);
+			pending--;
+			pr_debug("smp: CPU %u (APIC ID %u, node %u) online %llu us after the first INIT%s\n",
+				 cpu, numa.cpu_apic_id[cpu], numa.cpu_node[cpu], (ktime_ns() - t0) / 1000,
+				 second_sipi ? ", second STARTUPs sent" : "");
+		}
+		if (pending && ktime_ns() > deadline)
+			break;
+		cpu_relax();
+	}
+	cpumask_andnot(late, set, &reported);
+	for (u32 cpu = 1; cpu < nr_cpus; cpu++)
+		if (cpumask_test(late, cpu))
+			park_cpu(cpu);
+	if (ap_lost)
+		pr_warn("smp: a CPU with APIC ID %u (CPUID) is not one the MADT lists as started; "
+			"it halted\n", ap_lost - 1);
 }
 
 /*
@@ -358,6 +502,7 @@ void smp_boot(void)
 			pr_err("smp: no memory below 4 GiB for the APs' page tables; other CPUs not started\n");
 		} else {
 			bool init_delay = init_delay_needed();
+			struct cpumask set = { 0 }, late = { 0 };
 
 			for (u32 cpu = 1; cpu < nr_cpus; cpu++) {
 				if (numa.cpu_apic_id[cpu] == bsp_apic_id)
@@ -367,6 +512,21 @@ void smp_boot(void)
 					pr_err("smp: CPU %u (APIC ID %u) needs x2APIC mode; not started\n",
 					       cpu, numa.cpu_apic_id[cpu]);
 					continue;
+				}
+				if (prepare_cpu(cpu))
+					cpumask_set(&set, cpu);
+			}
+			if (parallel_off)
+				late = set;
+			else if (!cpumask_empty(&set))
+				start_cpus_together(&set, init_delay, &late);
+			for (u32 cpu = 1; cpu < nr_cpus; cpu++) {
+				if (!cpumask_test(&late, cpu))
+					continue;
+				if (!parallel_off) {
+					smp_started_alone++;
+					pr_warn("smp: CPU %u (APIC ID %u) not online after the start together; "
+						"starting it alone\n", cpu, numa.cpu_apic_id[cpu]);
 				}
 				start_cpu(cpu, init_delay);
 			}

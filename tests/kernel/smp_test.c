@@ -4,8 +4,10 @@
  * Suite smp: each CPU the MADT lists is online (and QEMU, through fw_cfg,
  * agrees on how many there are); each CPU's per-CPU entry names its
  * logical number, its node and the APIC ID its own local APIC reports;
- * the GS base of each CPU leads to its own entry; calls reach every CPU,
- * waited for or not; each CPU runs on its own GDT, TSS and IST stacks.
+ * started all at once, every AP found itself by its APIC ID (none was
+ * started alone afterwards); the GS base of each CPU leads to its own
+ * entry; calls reach every CPU, waited for or not; each CPU runs on its
+ * own GDT, TSS and IST stacks.
  * The checks that need to run on a CPU get there with smp_call_function().
  *
  * Suite smp_panic (manual, test=smp_panic): CPU 1 writes through NULL from
@@ -102,6 +104,21 @@ static void percpu_entries_describe_their_cpu(struct ktest *t)
 		ASSERT_TRUE(t, views[cpu].seen);
 		EXPECT_EQ(t, views[cpu].apic_id, percpu[cpu].apic_id);
 	}
+}
+
+/*
+ * Started all at once, every AP found its own number by its APIC ID: none
+ * had to be started alone afterwards (which would still bring it online,
+ * hiding a broken lookup from every other case).
+ */
+static void every_ap_found_itself_when_started_together(struct ktest *t)
+{
+	if (!smp_parallel())
+		KTEST_SKIP(t, "smp.parallel=off: every AP was started alone");
+	if (nr_cpus < 2)
+		KTEST_SKIP(t, "one CPU: no AP to start");
+	EXPECT_EQ(t, smp_started_alone, 0);
+	EXPECT_EQ(t, nr_cpus_online, nr_cpus);
 }
 
 static void percpu_data_stays_per_cpu(struct ktest *t)
@@ -205,6 +222,7 @@ static void each_cpu_has_its_own_tables_and_ist_stacks(struct ktest *t)
 static const struct ktest_case smp_cases[] = {
 	KTEST(every_madt_cpu_came_online),
 	KTEST(percpu_entries_describe_their_cpu),
+	KTEST(every_ap_found_itself_when_started_together),
 	KTEST(percpu_data_stays_per_cpu),
 	KTEST(call_function_reaches_every_cpu),
 	KTEST(call_function_without_wait_runs),
