@@ -79,6 +79,14 @@ size_t printk_log_tail(char *buf, size_t len);
  */
 size_t printk_log_copy(char *buf, size_t len);
 
+/*
+ * TSC cycles the consoles' write() took since boot, every line printed
+ * (not dmesg's and replays'): what a slow console costs the printing CPUs.
+ */
+u64 printk_console_cycles(void);
+/* Would a message of this level (0 emergency ... 7 debug) reach some console? */
+bool printk_console_shows(int level);
+
 /* Bytes kept (from the oldest whole line), bytes ever logged, lines dropped. */
 void printk_log_stats(u64 *kept, u64 *total, u64 *dropped_lines);
 

@@ -27,6 +27,7 @@
 #include "param.h"
 #include "spinlock.h"
 #include "time.h"
+#include "x86.h"
 
 #define LINE_MAX 1024           /* one printk call's formatted text */
 
@@ -51,14 +52,29 @@ static bool console_wanted(const struct console *c)
 	return console_mode == 0 || !strcmp(c->name, console_mode_names[console_mode]);
 }
 
+/* TSC cycles spent in consoles' write(), under the printk lock: printk_console_cycles(). */
+static u64 console_cycles;
+
 static void emit(const char *s, size_t n, bool to_consoles)
 {
 	logring_put(&log, s, n);
 	if (!to_consoles)
 		return;
+	u64 t0 = rdtsc();
 	for (struct console *c = consoles; c; c = c->next)
 		if (c->enabled)
 			c->write(c, s, n);
+	console_cycles += rdtsc() - t0;
+}
+
+bool printk_console_shows(int level)
+{
+	return (u64)level < console_loglevel && consoles;
+}
+
+u64 printk_console_cycles(void)
+{
+	return __atomic_load_n(&console_cycles, __ATOMIC_RELAXED);
 }
 
 /* "[    1.234567] ": seconds right-aligned in 5 columns, then microseconds. */

@@ -3,8 +3,9 @@
  *
  * A pool is one physically contiguous block from the boot allocator, used
  * through the direct map; its slot arrays and areas come from the boot
- * allocator too. Every policy places one pool but pernode, which places one
- * on every node with room below 4 GiB.
+ * allocator too, on the pool's node when it has room (they are read on
+ * every map and unmap through the pool). Every policy places one pool but
+ * pernode, which places one on every node with room below 4 GiB.
  *
  * Locks and cache lines. The slot allocator (swiotlb_pool.c) splits each
  * pool into areas with a lock each (Linux 6.0); a CPU maps from area
@@ -134,8 +135,12 @@ static bool pool_setup(struct pool *p, const struct swiotlb_placement *where, u3
 {
 	u32 nslabs = (u32)(where->size / SWIOTLB_SLAB_SIZE);
 	u32 fit = swiotlb_nareas(nareas, nslabs);
-	u64 arrays = bootmem_alloc(&bootmem, swiotlb_slots_array_bytes(nslabs, fit), 64, NODE_ANY,
-				   BOOTMEM_NO_LIMIT);
+	u64 bytes = swiotlb_slots_array_bytes(nslabs, fit);
+	u64 arrays = where->node >= 0 ?
+		bootmem_alloc(&bootmem, bytes, 64, where->node, BOOTMEM_NO_LIMIT) : 0;
+
+	if (!arrays)
+		arrays = bootmem_alloc(&bootmem, bytes, 64, NODE_ANY, BOOTMEM_NO_LIMIT);
 
 	if (!arrays)
 		return false;
@@ -237,6 +242,7 @@ bool swiotlb_pool_info(u32 i, struct swiotlb_pool_info *out)
 		.base = p->where.base, .end = p->where.base + p->where.size, .node = p->where.node,
 		.nareas = p->slots.nareas, .slabs = p->slots.nslabs,
 		.used_slabs = swiotlb_slots_used(&p->slots),
+		.arrays = virt_to_phys(p->slots.free),
 	};
 	return true;
 }

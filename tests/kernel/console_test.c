@@ -10,6 +10,7 @@
 #include "param.h"
 #include "printk.h"
 #include "time.h"
+#include "x86.h"
 
 extern struct boot_info boot_info;
 
@@ -22,6 +23,24 @@ static void log_keeps_what_printk_said(struct ktest *t)
 	printk("console_test: marker %d\n", 4242);
 	printk_log_tail(tail, sizeof(tail));
 	EXPECT_TRUE(t, strstr(tail, "console_test: marker 4242\n") != NULL);
+}
+
+/*
+ * A line the consoles show adds the time their write() took to
+ * printk_console_cycles() (the boot line's "ms of it writing to the
+ * consoles"): more than nothing, no more than the whole printk.
+ */
+static void console_time_counts_each_line_written(struct ktest *t)
+{
+	if (!printk_console_shows(6))
+		KTEST_SKIP(t, "loglevel= hides info lines from the consoles");
+	u64 before = printk_console_cycles(), t0 = rdtsc();
+
+	pr_info("console_test: a line whose writing is timed\n");
+	u64 t1 = rdtsc(), after = printk_console_cycles();
+
+	EXPECT_GT(t, after, before);
+	EXPECT_LE(t, after - before, t1 - t0);
 }
 
 /* "[sssss.uuuuuu] " on every line: 15 characters, ']' at index 13. */
@@ -244,6 +263,7 @@ static void the_screen_shows_every_cell_of_the_grid(struct ktest *t)
 static const struct ktest_case console_cases[] = {
 	KTEST(the_screen_shows_every_cell_of_the_grid),        /* first: before any full redraw */
 	KTEST(log_keeps_what_printk_said),
+	KTEST(console_time_counts_each_line_written),
 	KTEST(every_line_has_a_fixed_width_timestamp),
 	KTEST(clock_runs_forward),
 	KTEST(framebuffer_shows_the_glyph),
