@@ -14,16 +14,17 @@
 ;                      jump to params.entry(cpu)
 ;     -> ap_main(cpu) in kernel/smp.c, on the CPU's own kernel stack
 ;
+;
 ; Which CPU am I. Started one at a time (smp.parallel=off), an AP is told:
 ; params.cpu and params.stack. Started all at once (smp.parallel=on, the
 ; default; Linux 6.5's parallel bring-up), params.cpu is FIND_BY_APIC_ID
-; and every AP finds its own number: it reads its APIC ID from CPUID (leaf
-; 0xB's 32-bit x2APIC ID where that leaf exists, else leaf 1's 8-bit
-; initial APIC ID), looks it up in the MADT's list (params.apic_ids, the
-; kernel's numa.cpu_apic_id[]) and takes that CPU's stack from
-; params.stacks (smp.c's ap_stacks[]: 24-byte entries, the kernel stack
-; first; 0 for a CPU the boot CPU is not starting). An AP whose ID is not
-; there, or whose entry has no stack, writes its ID + 1 to *params.lost
+; and every AP finds its own number: it reads the ID its local APIC answers
+; to (find_myself, below; Linux's STARTUP_READ_APICID does the same), looks
+; it up in the MADT's list (params.apic_ids, the kernel's
+; numa.cpu_apic_id[]) and takes that CPU's stack from params.stacks
+; (smp.c's ap_stacks[]: 24-byte entries, the kernel stack first; 0 for a
+; CPU the boot CPU is not starting). An AP whose ID it cannot read, or that
+; is not there, or whose entry has no stack, counts itself in *params.lost
 ; and halts with interrupts off; the boot CPU parks it with INIT and, for a
 ; CPU it was starting, starts it again on its own.
 ;
@@ -37,10 +38,11 @@
 ;     at its own physical address, executable: the instruction after the
 ;     one that turns paging on is fetched through it. smp.c builds such a
 ;     PML4 (a copy of the kernel's upper half plus that one page).
-;   - The blob writes to itself only params.started, with a locked add in
+;   - The blob writes to itself only params.started, with a lock inc in
 ;     real mode (several APs may run it at once); with paging on, the page
 ;     can be mapped read-only: hence the GDT's accessed bits come already
-;     set. In long mode it writes only *params.lost (kernel memory).
+;     set. In long mode it writes only *params.lost (kernel memory) and,
+;     finding itself, its own IA32_APIC_BASE.
 ;   - The GDT's selectors match the kernel's (0x08 64-bit code, 0x10 data),
 ;     so ap_main() starts with the segment registers cpu_load_tables()
 ;     expects; 0x18 is a 32-bit code segment used on the way only.
@@ -50,9 +52,11 @@
 ; (8.4.4, MP spec B.4.2); paging must be off while EFER.LME is set, PAE must
 ; be on before CR0.PG, and after CR0.PG with LME the CPU is in
 ; compatibility mode until a far transfer loads a code segment with L = 1
-; (9.8.5, "Initializing IA-32e Mode"). CPUID leaf 0xB: EDX is the x2APIC ID
-; of the logical processor; EBX = 0 for sub-leaf 0 means the leaf is not
-; implemented (vol. 2A, CPUID, "Extended Topology Enumeration Leaf").
+; (9.8.5, "Initializing IA-32e Mode"). IA32_APIC_BASE (MSR 0x1b): EN bit
+; 11, EXTD bit 10, the page's address from bit 12; x2APIC mode is entered
+; from xAPIC mode (EN, then EN and EXTD), and its ID is MSR 0x802; the xAPIC
+; ID register is at offset 0x20, the ID in bits 31:24 (vol. 3A, the chapter
+; "Advanced Programmable Interrupt Controller (APIC)").
 
 CR0_PE          equ 1 << 0
 CR0_WP          equ 1 << 16
@@ -68,6 +72,12 @@ SEL_CODE32      equ 0x18
 
 FIND_BY_APIC_ID equ 0xffffffff          ; params.cpu: look yourself up (smp.c's)
 AP_STACKS_ENTRY equ 24                  ; sizeof(struct ap_stacks) in smp.c
+MSR_APIC_BASE   equ 0x1b
+APIC_BASE_EXTD  equ 1 << 10             ; x2APIC mode (with EN)
+APIC_BASE_EN    equ 1 << 11             ; the APIC is enabled
+APIC_BASE_ADDR  equ 0x000ffffffffff000  ; the register page's physical address
+MSR_X2APIC_ID   equ 0x802
+XAPIC_ID        equ 0x20                ; the ID register: bits 31:24
 
 ; Offsets inside the blob: what runs relative to its base.
 %define OFF(label) ((label) - trampoline_start)
@@ -148,25 +158,47 @@ enter_kernel:
 	jmp rax
 
 ; Started with the others: R10D = my APIC ID, EDI = its index in the MADT's list.
+; The ID is the one the STARTUP IPI was sent to, read from this CPU's own
+; local APIC: x2APIC mode, MSR 0x802; xAPIC mode, the ID register (bits
+; 31:24 at offset 0x20) through the kernel's uncached mapping of the APIC
+; page, if this APIC answers at the address the boot CPU's does. An AP still
+; in xAPIC mode on a machine the kernel runs in x2APIC mode switches first
+; (EN, then EN and EXTD, as apic.c's enter_x2apic_mode() would a moment
+; later). RDMSR and WRMSR use ECX, EAX and EDX only: RBX keeps the base.
 find_myself:
-	mov r8, rbx                     ; CPUID writes EBX
-	xor eax, eax
-	cpuid
-	mov r9d, eax                    ; the highest basic leaf
-	mov eax, 1
-	cpuid
-	shr ebx, 24
-	mov r10d, ebx                   ; leaf 1: the initial APIC ID, 8 bits
-	cmp r9d, 0xb
-	jb .search
-	mov eax, 0xb
-	xor ecx, ecx
-	cpuid
-	test ebx, ebx
-	jz .search                      ; leaf 0xB not implemented
-	mov r10d, edx                   ; leaf 0xB: the x2APIC ID, 32 bits
+	mov ecx, MSR_APIC_BASE
+	rdmsr                           ; EDX:EAX = IA32_APIC_BASE
+	test eax, APIC_BASE_EXTD
+	jnz .x2apic
+	cmp dword [rbx + OFF(params.x2apic)], 0
+	jne .to_x2apic
+	mov rsi, [rbx + OFF(params.xapic)]
+	test rsi, rsi
+	jz .unknown                     ; no mapping of the page to read it through
+	test eax, APIC_BASE_EN
+	jnz .enabled
+	or eax, APIC_BASE_EN            ; disabled, the page would not answer
+	wrmsr
+.enabled:
+	shl rdx, 32
+	or rax, rdx
+	mov r9, APIC_BASE_ADDR
+	and rax, r9
+	cmp rax, [rbx + OFF(params.xapic_phys)]
+	jne .unknown                    ; this APIC answers elsewhere
+	mov r10d, [rsi + XAPIC_ID]
+	shr r10d, 24
+	jmp .search
+.to_x2apic:
+	or eax, APIC_BASE_EN
+	wrmsr
+	or eax, APIC_BASE_EXTD
+	wrmsr
+.x2apic:
+	mov ecx, MSR_X2APIC_ID
+	rdmsr
+	mov r10d, eax
 .search:
-	mov rbx, r8
 	mov rsi, [rbx + OFF(params.apic_ids)]
 	mov ecx, [rbx + OFF(params.ncpus)]
 	xor edi, edi
@@ -183,10 +215,13 @@ find_myself:
 	mov rsp, [rax + rdx]            ; ap_stacks[cpu].kernel
 	test rsp, rsp
 	jnz enter_kernel
+	jmp .lost                       ; listed, but not one being started
+.unknown:
+	mov r10d, 0xffffffff            ; no ID read
 .lost:                                  ; not in the list, or not being started
 	mov rax, [rbx + OFF(params.lost)]
-	inc r10d
-	mov [rax], r10d                 ; my APIC ID + 1, for the boot CPU to report
+	mov [rax + 4], r10d             ; the ID, for the boot CPU to report
+	lock inc dword [rax]            ; one more lost: the boot CPU stops waiting for it
 .halt:
 	cli
 	hlt
@@ -235,7 +270,9 @@ params:
 .apic_ids:	dq 0                    ; +32 FIND_BY_APIC_ID: u32 APIC IDs, by logical CPU
 .stacks:	dq 0                    ; +40 FIND_BY_APIC_ID: struct ap_stacks, by logical CPU
 .ncpus:		dd 0                    ; +48 FIND_BY_APIC_ID: entries in both
-.pad:		dd 0                    ; +52
-.lost:		dq 0                    ; +56 FIND_BY_APIC_ID: u32 for an AP not in the list
+.x2apic:	dd 0                    ; +52 FIND_BY_APIC_ID: the kernel runs the APICs in x2APIC mode
+.lost:		dq 0                    ; +56 FIND_BY_APIC_ID: struct ap_lost, for an AP not in the list
+.xapic:		dq 0                    ; +64 FIND_BY_APIC_ID, xAPIC mode: the APIC page, mapped uncached
+.xapic_phys:	dq 0                    ; +72 FIND_BY_APIC_ID, xAPIC mode: its physical address
 
 trampoline_end:

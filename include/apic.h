@@ -33,6 +33,12 @@
 #define VEC_SPURIOUS     0xff
 
 extern bool apic_x2apic;        /* x2APIC mode on this machine */
+/*
+ * xAPIC mode: the kernel's (uncached) mapping of the local APIC's register
+ * page and its physical address, which every CPU's APIC answers at (for the
+ * AP trampoline, which reads its APIC ID there); false in x2APIC mode.
+ */
+bool apic_xapic_page(u64 *va, u64 *pa);
 
 /* Boot CPU: pick the mode, enable the local APIC, mask the 8259s, set up the I/O APICs. */
 void apic_init(void);

@@ -69,6 +69,7 @@ struct ioapic ioapics[MAX_IOAPICS];
 u32 nr_ioapics;
 
 static volatile u32 *lapic_mmio;        /* xAPIC mode: the register page */
+static u64 lapic_phys;                  /* xAPIC mode: its physical address */
 static bool lapic_ready;                /* apic_init() has chosen the mode */
 static struct spinlock ioapic_lock = SPINLOCK_INIT("ioapic");
 
@@ -529,6 +530,16 @@ static void map_xapic(void)
 	lapic_mmio = ioremap(pa, PAGE_SIZE, VM_UC);
 	if (!lapic_mmio)
 		panic("apic: cannot map the local APIC at 0x%llx", pa);
+	lapic_phys = pa;
+}
+
+bool apic_xapic_page(u64 *va, u64 *pa)
+{
+	if (apic_x2apic || !lapic_mmio)
+		return false;
+	*va = (u64)lapic_mmio;
+	*pa = lapic_phys;
+	return true;
 }
 
 /* xAPIC or x2APIC: apic_choose_mode() decides; the reason is printed when the DMAR had a say. */

@@ -5,38 +5,44 @@
  * once, as Linux has since 6.5 (Thomas Gleixner's "smp-core-2023-06-26"
  * pull, "Parallel CPU bringup": up to 3.5 ms per AP to report alive, 800 ms
  * of busy waiting on a 112-thread server; David Woodhouse's "x86/smpboot:
- * Support parallel startup of secondary CPUs"). Linux's APs find their
- * number the same way, CPUID leaf 0xB's APIC ID searched in
- * cpuid_to_apicid[], and run in parallel up to a sync point
- * (cpuhp_ap_sync_alive()), where the boot CPU releases them one by one;
- * testbed's ap_main() is short enough to let them run all of it at once.
+ * Support parallel startup of secondary CPUs"). Started together, an AP
+ * finds its number itself, as Linux's does (STARTUP_READ_APICID): the ID
+ * its local APIC answers to (MSR 0x802, or the xAPIC ID register through
+ * the kernel's mapping, apic_xapic_page()), searched in the MADT's list.
+ * Linux's APs then wait at a sync point (cpuhp_ap_sync_alive()) and the
+ * boot CPU releases them one by one; testbed's ap_main() is short enough
+ * to let them run all of it at once.
  *
  *   BSP                                        each AP
  *   for every AP: stacks on its node (kernel,
  *   #DF, NMI), its per-CPU page lists
- *   (page_alloc_cpu_init)
+ *   (page_alloc_cpu_init), state STARTING
  *   copy boot/trampoline.asm to the page below
  *   1 MiB, params.cpu = FIND_BY_APIC_ID
  *   INIT to each, [10 ms], STARTUP to each,    (halted, waiting for a STARTUP IPI)
  *   200 us, [a second STARTUP to each not     real mode -> protected -> long mode;
- *   online, if not all have started]           CPUID's APIC ID -> its CPU number n
+ *   online, if not all have started]           its APIC's ID -> its CPU number n
  *   wait, at most AP_ONLINE_TIMEOUT_MS in      and n's stack (numa.cpu_apic_id[],
- *     all, for every percpu[n].online            ap_stacks[])
- *   park the late ones (INIT), start each      ap_main(n): per-CPU area, GDT/TSS,
- *     of them alone (below)                      IDT, kernel CR3, local APIC, tick,
+ *     all, for every percpu[n].online, or        ap_stacks[]), or count itself
+ *     until the rest have counted                lost and halt
+ *     themselves lost                          ap_main(n): STARTING -> ALIVE, then
+ *   give up on the late ones: STARTING ->        per-CPU area, GDT/TSS, IDT, kernel
+ *     ABANDONED, INIT; start each alone          CR3, local APIC, tick,
  *                                                online -> sched_ap_enter()
  *
- * What an AP does before it is online touches only its own per-CPU data,
- * its own MSRs and APIC, and shared tables it reads (the trampoline page
- * but for its started count, the AP page tables, the IDT); what it shares
- * and writes (nr_cpus_online, next_tid, the printk lock) is atomic or
- * locked. An AP whose CPUID APIC ID the MADT does not list (firmware that
- * renumbered xAPIC IDs) halts; so does one that hangs. Either way the BSP
- * parks every AP not online by the deadline and starts it alone: params.cpu
- * and params.stack say who it is, the climb is the same, INIT, STARTUP,
- * [a second STARTUP if it has not started], wait. smp.parallel=off starts
- * every AP that way (the only way before 4 December 2026), and
- * smp_started_alone counts the APs started alone after a start together.
+ * Before it is online an AP writes only its own per-CPU data, its own MSRs
+ * and APIC, counters that are atomic (nr_cpus_online), the printk lock's
+ * data, and two words every CPU stores the same value in (the tick's
+ * handler in the vector table, smap_on); it reads the trampoline page, the
+ * AP page tables and the IDT. The AP states (ap_states[]) make giving up
+ * safe: an AP that reached ap_main() (ALIVE) may hold a lock and is never
+ * sent INIT; one that had not is marked ABANDONED before its INIT, and
+ * halts if it gets to ap_main() first. Given up on, an AP is started alone:
+ * params.cpu and params.stack say who it is, the climb is the same, INIT,
+ * STARTUP, [a second STARTUP if it has not started], wait.
+ * smp.parallel=off starts every AP that way (the only way before 4 December
+ * 2026), and smp_started_alone counts the APs started alone after a start
+ * together.
  *
  * The 10 ms after INIT is the MP specification's (B.4.1) for the 82489DX
  * era. Linux skips it on "modern" CPUs (arch/x86/kernel/smpboot.c,
@@ -46,9 +52,11 @@
  * latency to wait out). smp.init_delay=on puts the 10 ms back (off: never
  * waits).
  *
- * A CPU that does not come online in time is reported, parked with another
- * INIT (so it cannot wake up later and run the trampoline meant for the
- * next CPU) and skipped. Facts from the Intel SDM vol. 3A (8.4.4) and the
+ * A CPU started alone that does not come online in time is reported,
+ * parked with another INIT if it never reached ap_main() (so it cannot
+ * wake up later and run the trampoline meant for the next CPU) and
+ * skipped; one in ap_main() gets another AP_ONLINE_TIMEOUT_MS, then is
+ * reported and left as it is. Facts from the Intel SDM vol. 3A (8.4.4) and the
  * MP specification (B.4): INIT then STARTUP, the STARTUP IPI's vector VV
  * starts the CPU at VV00:0000 in real mode, vectors 0xa0-0xbf are reserved.
  *
@@ -77,7 +85,9 @@
  *     APIC and tick work; only online CPUs are sent IPIs.
  *   - Only the APs of one start (all of them, or one alone) are between
  *     their INIT and their "online" at any time, and the trampoline page
- *     is rewritten only when none is.
+ *     is rewritten only when none of them is still in the trampoline; the
+ *     AP page tables are freed only if no AP was left in ap_main()
+ *     without coming online (it may not have left them yet).
  *   - A queued call runs on its target exactly once, with interrupts off.
  *   - One CPU stops the others; a second CPU that tries (two panics at
  *     once) halts itself instead, so one panic report comes out whole.
@@ -112,6 +122,15 @@
 static int init_delay_choice;
 PARAM_CHOICE("smp.init_delay", init_delay_choice, "auto", "on", "off");
 
+/*
+ * smp.delay_ap=N (a test aid; 0, the boot CPU, is none): AP N spins for
+ * AP_ONLINE_TIMEOUT_MS + 500 ms in ap_main() right after it claimed ALIVE,
+ * so the boot CPU's deadline passes while it is there: the path where
+ * giving up must not send INIT (matrix row smp-late-ap).
+ */
+static u64 delay_ap;
+PARAM_U64("smp.delay_ap", delay_ap, 0, MAX_CPUS - 1);
+
 /* smp.parallel=on|off: start the APs all at once (Linux 6.5) or one at a time. */
 static int parallel_off;
 PARAM_CHOICE("smp.parallel", parallel_off, "on", "off");
@@ -143,10 +162,12 @@ struct trampoline_params {
 	u64 apic_ids;           /* FIND_BY_APIC_ID: numa.cpu_apic_id */
 	u64 stacks;             /* FIND_BY_APIC_ID: ap_stacks */
 	u32 ncpus;              /* FIND_BY_APIC_ID: entries in both */
-	u32 pad;
-	u64 lost;               /* FIND_BY_APIC_ID: &ap_lost, for an AP not in the list */
+	u32 x2apic;             /* FIND_BY_APIC_ID: the APICs run in x2APIC mode */
+	u64 lost;               /* FIND_BY_APIC_ID: &ap_lost */
+	u64 xapic;              /* FIND_BY_APIC_ID, xAPIC mode: the APIC page, mapped uncached */
+	u64 xapic_phys;         /* FIND_BY_APIC_ID, xAPIC mode: its physical address */
 };
-BUILD_BUG_ON(sizeof(struct trampoline_params) != 64);
+BUILD_BUG_ON(sizeof(struct trampoline_params) != 80);
 
 /* The stacks the boot CPU allocates for each AP before starting it. */
 struct ap_stacks {
@@ -155,8 +176,36 @@ struct ap_stacks {
 BUILD_BUG_ON(sizeof(struct ap_stacks) != 24);   /* AP_STACKS_ENTRY in the trampoline */
 static struct ap_stacks ap_stacks[MAX_CPUS];
 
-/* An AP started with the others that found no entry: its APIC ID + 1 (the last one). */
-static volatile u32 ap_lost;
+/*
+ * APs started with the others that found no entry for themselves (the
+ * trampoline writes both): how many, and the APIC ID of the last one (~0:
+ * it could not read its ID).
+ */
+static struct {
+	volatile u32 count;
+	volatile u32 apic_id;
+} ap_lost;
+
+/*
+ * Each AP's place in its bring-up. The boot CPU sets STARTING before the
+ * STARTUP IPI; ap_main() moves it to ALIVE first thing, and only then
+ * touches anything shared; a boot CPU that gives up moves it to ABANDONED
+ * instead, and only then parks the AP with INIT. Both moves are
+ * compare-and-swaps from STARTING, so exactly one wins: an AP that is
+ * ALIVE is never sent INIT (it may hold a lock), and one that finds itself
+ * ABANDONED halts before it could.
+ */
+enum ap_state { AP_NOT_STARTED, AP_STARTING, AP_ALIVE, AP_ABANDONED };
+static u32 ap_states[MAX_CPUS];
+static bool ap_left_in_ap_main;         /* then the AP page tables stay: it may be on them */
+
+static bool ap_state_move(u32 cpu, enum ap_state from, enum ap_state to)
+{
+	u32 expected = from;
+
+	return __atomic_compare_exchange_n(&ap_states[cpu], &expected, to, false, __ATOMIC_ACQ_REL,
+					   __ATOMIC_ACQUIRE);
+}
 
 /* What every AP copies from the boot CPU: its paging and memory types. */
 static struct {
@@ -279,7 +328,10 @@ static struct trampoline_params *prepare_trampoline(u32 cpu)
 		params->apic_ids = (u64)numa.cpu_apic_id;
 		params->stacks = (u64)ap_stacks;
 		params->ncpus = nr_cpus;
+		params->x2apic = apic_x2apic;
 		params->lost = (u64)&ap_lost;
+		if (!apic_xapic_page(&params->xapic, &params->xapic_phys))
+			params->xapic = params->xapic_phys = 0;
 	} else {
 		params->stack = ap_stacks[cpu].kernel;
 	}
@@ -325,10 +377,26 @@ static bool prepare_cpu(u32 cpu)
 	return true;
 }
 
-/* Park an AP that did not come online: one that wakes up late must not run the next blob. */
-static void park_cpu(u32 cpu)
+/*
+ * Give up on an AP that is not online by its deadline. If it has not
+ * reached ap_main() (still STARTING), it is marked ABANDONED and parked
+ * with INIT, so that waking up late it cannot run a blob meant for another
+ * CPU; true. If it is ALIVE, it is inside ap_main() and may hold a lock:
+ * it is never sent INIT, only waited for a while longer (it comes online
+ * or is left running as it is); false.
+ */
+static bool give_up_on(u32 cpu)
 {
-	apic_send_init(numa.cpu_apic_id[cpu]);
+	if (ap_state_move(cpu, AP_STARTING, AP_ABANDONED)) {
+		apic_send_init(numa.cpu_apic_id[cpu]);
+		return true;
+	}
+	if (!wait_online(cpu, AP_ONLINE_TIMEOUT_MS)) {
+		ap_left_in_ap_main = true;
+		pr_err("smp: CPU %u (APIC ID %u) is in ap_main() but not online after %u ms more; "
+		       "left as it is\n", cpu, numa.cpu_apic_id[cpu], AP_ONLINE_TIMEOUT_MS);
+	}
+	return false;
 }
 
 /* INIT, STARTUP, [STARTUP], wait: one prepared CPU alone. True if it came online. */
@@ -339,6 +407,7 @@ static bool start_cpu(u32 cpu, bool init_delay)
 	u64 t0 = ktime_ns();
 	struct trampoline_params *params = prepare_trampoline(cpu);
 
+	__atomic_store_n(&ap_states[cpu], AP_STARTING, __ATOMIC_RELAXED);
 	fence_before_ipi();
 	apic_send_init(apic_id);
 	if (init_delay)
@@ -348,13 +417,13 @@ static bool start_cpu(u32 cpu, bool init_delay)
 	bool second_sipi = !params->started;
 	if (second_sipi)
 		apic_send_sipi(apic_id, vector);
-	if (wait_online(cpu, AP_ONLINE_TIMEOUT_MS)) {
-		pr_debug("smp: CPU %u (APIC ID %u, node %u) online after %llu us%s\n", cpu, apic_id,
-			 numa.cpu_node[cpu], (ktime_ns() - t0) / 1000,
-			 second_sipi ? ", second STARTUP sent" : "");
-		return true;
+	if (wait_online(cpu, AP_ONLINE_TIMEOUT_MS) || !give_up_on(cpu)) {
+		if (cpu_online(cpu))
+			pr_debug("smp: CPU %u (APIC ID %u, node %u) online after %llu us%s\n", cpu,
+				 apic_id, numa.cpu_node[cpu], (ktime_ns() - t0) / 1000,
+				 second_sipi ? ", second STARTUP sent" : "");
+		return cpu_online(cpu);
 	}
-	park_cpu(cpu);
 	if (params->started)
 		pr_err("smp: CPU %u (APIC ID %u) started but did not come online in %u ms; skipped\n",
 		       cpu, apic_id, AP_ONLINE_TIMEOUT_MS);
@@ -367,20 +436,26 @@ static bool start_cpu(u32 cpu, bool init_delay)
 /*
  * Start every CPU of set at once (see the top of the file): INIT to each,
  * [10 ms], STARTUP to each, 200 us, a second STARTUP to each not yet
- * online if fewer than all have started (a CPU already running ignores
- * one: SDM vol. 3A 8.4.4), then wait for all of them under one deadline.
- * Those that did not come online are parked and left in *late.
+ * online if fewer than all have started (a STARTUP reaches only a CPU
+ * halted after RESET or INIT, MP specification B.4.2: one already running
+ * ignores it), then wait for all of them under one deadline, or until every
+ * one not online has counted itself lost. Those given up on (parked, never
+ * in ap_main()) are left in *late.
  */
 static void start_cpus_together(const struct cpumask *set, bool init_delay, struct cpumask *late)
 {
 	u8 vector = (u8)(ap_trampoline_phys >> 12);
 	struct cpumask reported = { 0 };
-	u32 kicked = 0, pending = 0;
+	u32 kicked = 0, pending;
 	u64 t0 = ktime_ns(), deadline;
 	struct trampoline_params *params;
 
-	ap_lost = 0;
+	ap_lost.count = 0;
+	ap_lost.apic_id = 0;
 	params = prepare_trampoline(FIND_BY_APIC_ID);
+	for (u32 cpu = 1; cpu < nr_cpus; cpu++)
+		if (cpumask_test(set, cpu))
+			__atomic_store_n(&ap_states[cpu], AP_STARTING, __ATOMIC_RELAXED);
 	fence_before_ipi();
 	for (u32 cpu = 1; cpu < nr_cpus; cpu++)
 		if (cpumask_test(set, cpu))
@@ -401,7 +476,7 @@ static void start_cpus_together(const struct cpumask *set, bool init_delay, stru
 
 	deadline = ktime_ns() + AP_ONLINE_TIMEOUT_MS * 1000000UL;
 	pending = kicked;
-	while (pending) {
+	while (pending > __atomic_load_n(&ap_lost.count, __ATOMIC_ACQUIRE)) {
 		for (u32 cpu = 1; cpu < nr_cpus; cpu++) {
 			if (!cpumask_test(set, cpu) || cpumask_test(&reported, cpu) || !cpu_online(cpu))
 				continue;
@@ -411,17 +486,23 @@ static void start_cpus_together(const struct cpumask *set, bool init_delay, stru
 				 cpu, numa.cpu_apic_id[cpu], numa.cpu_node[cpu], (ktime_ns() - t0) / 1000,
 				 second_sipi ? ", second STARTUPs sent" : "");
 		}
-		if (pending && ktime_ns() > deadline)
+		if (ktime_ns() > deadline)
 			break;
 		cpu_relax();
 	}
-	cpumask_andnot(late, set, &reported);
+	*late = (struct cpumask){ 0 };
 	for (u32 cpu = 1; cpu < nr_cpus; cpu++)
-		if (cpumask_test(late, cpu))
-			park_cpu(cpu);
-	if (ap_lost)
-		pr_warn("smp: a CPU with APIC ID %u (CPUID) is not one the MADT lists as started; "
-			"it halted\n", ap_lost - 1);
+		if (cpumask_test(set, cpu) && !cpumask_test(&reported, cpu) && !cpu_online(cpu) &&
+		    give_up_on(cpu))
+			cpumask_set(late, cpu);
+	if (ap_lost.count) {
+		if (ap_lost.apic_id == ~0u)
+			pr_warn("smp: %u CPU(s) could not read their APIC ID (the last one); halted\n",
+				ap_lost.count);
+		else
+			pr_warn("smp: %u CPU(s) found no CPU being started with their APIC ID (the "
+				"last: %u); halted\n", ap_lost.count, ap_lost.apic_id);
+	}
 }
 
 /*
@@ -435,6 +516,11 @@ static void start_cpus_together(const struct cpumask *set, bool init_delay, stru
  */
 static void __noreturn ap_main(u32 cpu)
 {
+	if (!ap_state_move(cpu, AP_STARTING, AP_ALIVE))
+		for (;;)                /* the boot CPU gave up on us: INIT is on its way */
+			__asm__ volatile("cli; hlt");
+	if (delay_ap && cpu == delay_ap)
+		udelay((AP_ONLINE_TIMEOUT_MS + 500) * 1000);
 	percpu_init(cpu, numa.cpu_apic_id[cpu], numa.cpu_node[cpu]);
 	wrmsr(MSR_PAT, bsp_state.pat);          /* the same memory types as the BSP's mappings */
 	cpu_load_tables(&percpu[cpu].tables, ap_stacks[cpu].double_fault, ap_stacks[cpu].nmi);
@@ -530,7 +616,8 @@ void smp_boot(void)
 				}
 				start_cpu(cpu, init_delay);
 			}
-			free_ap_tables();
+			if (!ap_left_in_ap_main)
+				free_ap_tables();
 		}
 	}
 	pr_info("smp: %u cpus online\n", nr_cpus_online);
