@@ -3,7 +3,7 @@
  *
  * A pool is one physically contiguous block from the boot allocator, used
  * through the direct map; its slot arrays and areas come from the boot
- * allocator too, on the pool's node when it has room (they are read on
+ * allocator too, right after the pool on its node when it has room (read on
  * every map and unmap through the pool). Every policy places one pool but
  * pernode, which places one on every node with room below 4 GiB.
  *
@@ -136,8 +136,15 @@ static bool pool_setup(struct pool *p, const struct swiotlb_placement *where, u3
 	u32 nslabs = (u32)(where->size / SWIOTLB_SLAB_SIZE);
 	u32 fit = swiotlb_nareas(nareas, nslabs);
 	u64 bytes = swiotlb_slots_array_bytes(nslabs, fit);
+	/*
+	 * Right after the pool, on its node: the arrays are read on every map
+	 * and unmap through it. (Under QEMU that also keeps them out of
+	 * memory the firmware touched with 4 KiB pages, where each fresh page
+	 * of them cost the host a fault: docs/boot.md.)
+	 */
 	u64 arrays = where->node >= 0 ?
-		bootmem_alloc(&bootmem, bytes, 64, where->node, BOOTMEM_NO_LIMIT) : 0;
+		bootmem_alloc_bottom_up(&bootmem, bytes, 64, where->node, where->base + where->size,
+					BOOTMEM_NO_LIMIT) : 0;
 
 	if (!arrays)
 		arrays = bootmem_alloc(&bootmem, bytes, 64, NODE_ANY, BOOTMEM_NO_LIMIT);
