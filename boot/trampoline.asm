@@ -6,28 +6,35 @@
 ; page mm.c kept for it (ap_trampoline_phys, known only at run time), fills
 ; in the parameter block and sends the IPIs. The climb:
 ;
-;   16-bit real mode   count itself in params.started; flat GDT; CR0.PE
+;   16-bit real mode   count itself in params.started, note params.attempt;
+;                      flat GDT; CR0.PE
 ;     -> 32-bit protected mode (paging off)
 ;                      CR4.PAE, CR3 = params.cr3, EFER.LME (+NXE), CR0.PG
 ;     -> 64-bit long mode, still on this page (identity-mapped by that CR3)
-;                      which CPU am I (below), RSP = its kernel stack,
-;                      jump to params.entry(cpu)
+;                      who am I, which CPU, its stack, claim it (below);
+;                      RSP = its kernel stack, jump to params.entry(cpu)
 ;     -> ap_main(cpu) in kernel/smp.c, on the CPU's own kernel stack
 ;
+; Who am I. Every AP reads the ID its local APIC answers to, the one the
+; STARTUP IPI was sent to (Linux 6.5's STARTUP_READ_APICID does the same).
+; Started one at a time (smp.parallel=off, or a CPU started again alone),
+; an AP is told its number in params.cpu, and goes on only if its APIC
+; agrees with the MADT's entry for that number (or cannot be read). Started
+; all at once (smp.parallel=on, the default; Linux 6.5's parallel
+; bring-up), params.cpu is FIND_BY_APIC_ID and every AP searches the MADT's
+; list for its ID (params.apic_ids, the kernel's numa.cpu_apic_id[]).
+; Either way the number gives the stack (params.stacks, smp.c's
+; ap_stacks[]: 24-byte entries, the kernel stack first; 0 for a CPU the
+; boot CPU is not starting). An AP with no entry, or no stack, counts
+; itself in *params.lost and halts with interrupts off.
 ;
-; Which CPU am I. Started one at a time (smp.parallel=off), an AP is told:
-; params.cpu and params.stack. Started all at once (smp.parallel=on, the
-; default; Linux 6.5's parallel bring-up), params.cpu is FIND_BY_APIC_ID
-; and every AP finds its own number: it reads the ID its local APIC answers
-; to (find_myself, below; Linux's STARTUP_READ_APICID does the same), looks
-; it up in the MADT's list (params.apic_ids, the kernel's
-; numa.cpu_apic_id[]) and takes that CPU's stack from params.stacks
-; (smp.c's ap_stacks[]: 24-byte entries, the kernel stack first; 0 for a
-; CPU the boot CPU is not starting). An AP whose ID it cannot read, or that
-; is not there, or whose entry has no stack, counts itself in *params.lost
-; and halts with interrupts off; the boot CPU parks it with INIT and, for a
-; CPU it was starting, starts it again on its own.
-;
+; The claim. Before it touches the stack, the AP moves ap_states[cpu] from
+; STARTING to ALIVE, tagged with the attempt it read in real mode, in one
+; locked compare-and-swap; the boot CPU moves it to ABANDONED the same way
+; when it gives up on that start, and only then sends INIT. So an AP that
+; wakes up late, from a start given up on, finds the state moved on and
+; halts, on no stack: it can neither take a CPU's place nor share its stack.
+
 ; Invariants:
 ;   - Position-independent: the blob is linked inside .rodata at some
 ;     kernel address and runs at another; every address it uses is
@@ -41,12 +48,12 @@
 ;   - The blob writes to itself only params.started, with a lock inc in
 ;     real mode (several APs may run it at once); with paging on, the page
 ;     can be mapped read-only: hence the GDT's accessed bits come already
-;     set. In long mode it writes only *params.lost (kernel memory) and,
-;     finding itself, its own IA32_APIC_BASE.
+;     set. In long mode it writes only kernel memory (*params.lost, its
+;     ap_states[] entry) and its own IA32_APIC_BASE.
 ;   - The GDT's selectors match the kernel's (0x08 64-bit code, 0x10 data),
 ;     so ap_main() starts with the segment registers cpu_load_tables()
 ;     expects; 0x18 is a 32-bit code segment used on the way only.
-;   - No stack until RSP is loaded in 64-bit mode.
+;   - No stack until RSP is loaded in 64-bit mode, after the claim.
 ;
 ; Facts from the Intel SDM, vol. 3A: the STARTUP IPI sets CS:IP = VV00:0000
 ; (8.4.4, MP spec B.4.2); paging must be off while EFER.LME is set, PAE must
@@ -72,6 +79,8 @@ SEL_CODE32      equ 0x18
 
 FIND_BY_APIC_ID equ 0xffffffff          ; params.cpu: look yourself up (smp.c's)
 AP_STACKS_ENTRY equ 24                  ; sizeof(struct ap_stacks) in smp.c
+AP_STARTING     equ 1                   ; enum ap_state in smp.c, in bits 1:0 of a
+AP_ALIVE        equ 2                   ; state; the attempt above them
 MSR_APIC_BASE   equ 0x1b
 APIC_BASE_EXTD  equ 1 << 10             ; x2APIC mode (with EN)
 APIC_BASE_EN    equ 1 << 11             ; the APIC is enabled
@@ -98,6 +107,7 @@ trampoline_start:
 	mov ax, cs                      ; CS = VV00: the page's segment
 	mov ds, ax
 	lock inc dword [OFF(params.started)]
+	mov esi, [OFF(params.attempt)]  ; ESI = this start's attempt, kept to the claim
 	movzx ebx, ax
 	shl ebx, 4                      ; EBX = the page's physical address, kept to the end
 
@@ -146,34 +156,25 @@ trampoline_long_mode:
 	mov ds, ax
 	mov es, ax
 	mov ss, ax
-	mov ebx, ebx                    ; the upper half of RBX is undefined after the switch
-	mov edi, [rbx + OFF(params.cpu)] ; ap_main(cpu)
-	cmp edi, FIND_BY_APIC_ID
-	je find_myself
-	mov rsp, [rbx + OFF(params.stack)]
-enter_kernel:
-	mov rax, [rbx + OFF(params.entry)]
-	xor ebp, ebp                    ; rbp = 0 ends every backtrace
-	push 0                          ; a null return address: RSP is as after a call
-	jmp rax
+	mov ebx, ebx                    ; the upper halves of RBX and RSI are undefined
+	mov esi, esi                    ; after the switch
 
-; Started with the others: R10D = my APIC ID, EDI = its index in the MADT's list.
-; The ID is the one the STARTUP IPI was sent to, read from this CPU's own
-; local APIC: x2APIC mode, MSR 0x802; xAPIC mode, the ID register (bits
-; 31:24 at offset 0x20) through the kernel's uncached mapping of the APIC
-; page, if this APIC answers at the address the boot CPU's does. An AP still
-; in xAPIC mode on a machine the kernel runs in x2APIC mode switches first
-; (EN, then EN and EXTD, as apic.c's enter_x2apic_mode() would a moment
-; later). RDMSR and WRMSR use ECX, EAX and EDX only: RBX keeps the base.
-find_myself:
+; Who am I: R10D = the ID my local APIC answers to (0xffffffff if it cannot
+; be read), the one the STARTUP IPI was sent to: x2APIC mode, MSR 0x802;
+; xAPIC mode, the ID register (bits 31:24 at offset 0x20) through the
+; kernel's uncached mapping of the APIC page, if this APIC answers at the
+; address the boot CPU's does. An AP still in xAPIC mode on a machine the
+; kernel runs in x2APIC mode switches first (EN, then EN and EXTD, as
+; apic.c's enter_x2apic_mode() would a moment later). RDMSR and WRMSR use
+; ECX, EAX and EDX only: RBX keeps the base, RSI the attempt.
 	mov ecx, MSR_APIC_BASE
 	rdmsr                           ; EDX:EAX = IA32_APIC_BASE
 	test eax, APIC_BASE_EXTD
 	jnz .x2apic
 	cmp dword [rbx + OFF(params.x2apic)], 0
 	jne .to_x2apic
-	mov rsi, [rbx + OFF(params.xapic)]
-	test rsi, rsi
+	mov r11, [rbx + OFF(params.xapic)]
+	test r11, r11
 	jz .unknown                     ; no mapping of the page to read it through
 	test eax, APIC_BASE_EN
 	jnz .enabled
@@ -186,9 +187,9 @@ find_myself:
 	and rax, r9
 	cmp rax, [rbx + OFF(params.xapic_phys)]
 	jne .unknown                    ; this APIC answers elsewhere
-	mov r10d, [rsi + XAPIC_ID]
+	mov r10d, [r11 + XAPIC_ID]
 	shr r10d, 24
-	jmp .search
+	jmp .which_cpu
 .to_x2apic:
 	or eax, APIC_BASE_EN
 	wrmsr
@@ -198,27 +199,61 @@ find_myself:
 	mov ecx, MSR_X2APIC_ID
 	rdmsr
 	mov r10d, eax
+	jmp .which_cpu
+.unknown:
+	mov r10d, 0xffffffff
+
+; Which CPU: EDI. Told (one AP alone), the APIC must agree with the MADT's
+; entry (a CPU whose ID cannot be read is trusted); else the ID is searched
+; in the MADT's list.
+.which_cpu:
+	mov r11, [rbx + OFF(params.apic_ids)]
+	mov edi, [rbx + OFF(params.cpu)]
+	cmp edi, FIND_BY_APIC_ID
+	je .search
+	cmp r10d, 0xffffffff
+	je .stack
+	cmp [r11 + rdi * 4], r10d
+	je .stack
+	jmp .lost
 .search:
-	mov rsi, [rbx + OFF(params.apic_ids)]
+	cmp r10d, 0xffffffff
+	je .lost
 	mov ecx, [rbx + OFF(params.ncpus)]
 	xor edi, edi
 .next:
 	cmp edi, ecx
 	jae .lost
-	cmp [rsi + rdi * 4], r10d
-	je .found
+	cmp [r11 + rdi * 4], r10d
+	je .stack
 	inc edi
 	jmp .next
-.found:
+
+; Its stack: R9 = ap_stacks[cpu].kernel (0: not one being started).
+.stack:
 	mov rax, [rbx + OFF(params.stacks)]
 	imul rdx, rdi, AP_STACKS_ENTRY
-	mov rsp, [rax + rdx]            ; ap_stacks[cpu].kernel
-	test rsp, rsp
-	jnz enter_kernel
-	jmp .lost                       ; listed, but not one being started
-.unknown:
-	mov r10d, 0xffffffff            ; no ID read
-.lost:                                  ; not in the list, or not being started
+	mov r9, [rax + rdx]
+	test r9, r9
+	jz .lost
+
+; Claim it before touching the stack: ap_states[cpu] from STARTING to
+; ALIVE, both tagged with this start's attempt (ESI, read in real mode), in
+; one locked compare-and-swap. It fails if the boot CPU gave up on this
+; start (ABANDONED) or another start of this CPU is under way: a CPU that
+; woke up late halts here, on no stack, and can take nobody's place.
+	mov r11, [rbx + OFF(params.states)]
+	lea eax, [rsi * 4 + AP_STARTING]
+	lea edx, [rsi * 4 + AP_ALIVE]
+	lock cmpxchg [r11 + rdi * 4], edx
+	jne .halt
+	mov rsp, r9
+	mov rax, [rbx + OFF(params.entry)]
+	xor ebp, ebp                    ; rbp = 0 ends every backtrace
+	push 0                          ; a null return address: RSP is as after a call
+	jmp rax                         ; ap_main(EDI)
+
+.lost:                                  ; no entry for me, or not one being started
 	mov rax, [rbx + OFF(params.lost)]
 	mov [rax + 4], r10d             ; the ID, for the boot CPU to report
 	lock inc dword [rax]            ; one more lost: the boot CPU stops waiting for it
@@ -264,15 +299,17 @@ params:
 .cr3:		dd 0                    ; +0  page tables, below 4 GiB
 .efer:		dd 0                    ; +4  EFER bits to set: LME (+NXE)
 .entry:		dq 0                    ; +8  64-bit entry: ap_main
-.stack:		dq 0                    ; +16 top of the CPU's kernel stack
-.cpu:		dd 0                    ; +24 logical CPU number: ap_main's argument, or FIND_BY_APIC_ID
+.states:	dq 0                    ; +16 u32 ap_states[], by logical CPU
+.cpu:		dd 0                    ; +24 logical CPU number (one AP alone), or FIND_BY_APIC_ID
 .started:	dd 0                    ; +28 each AP adds 1 on its first instructions
-.apic_ids:	dq 0                    ; +32 FIND_BY_APIC_ID: u32 APIC IDs, by logical CPU
-.stacks:	dq 0                    ; +40 FIND_BY_APIC_ID: struct ap_stacks, by logical CPU
-.ncpus:		dd 0                    ; +48 FIND_BY_APIC_ID: entries in both
-.x2apic:	dd 0                    ; +52 FIND_BY_APIC_ID: the kernel runs the APICs in x2APIC mode
-.lost:		dq 0                    ; +56 FIND_BY_APIC_ID: struct ap_lost, for an AP not in the list
-.xapic:		dq 0                    ; +64 FIND_BY_APIC_ID, xAPIC mode: the APIC page, mapped uncached
-.xapic_phys:	dq 0                    ; +72 FIND_BY_APIC_ID, xAPIC mode: its physical address
+.apic_ids:	dq 0                    ; +32 u32 APIC IDs, by logical CPU (the MADT's list)
+.stacks:	dq 0                    ; +40 struct ap_stacks, by logical CPU
+.ncpus:		dd 0                    ; +48 entries in both
+.x2apic:	dd 0                    ; +52 the kernel runs the APICs in x2APIC mode
+.lost:		dq 0                    ; +56 struct ap_lost, for an AP with no entry
+.xapic:		dq 0                    ; +64 xAPIC mode: the APIC page, mapped uncached
+.xapic_phys:	dq 0                    ; +72 xAPIC mode: its physical address
+.attempt:	dd 0                    ; +80 which start this is: tags the states
+.pad:		dd 0                    ; +84
 
 trampoline_end:

@@ -81,7 +81,8 @@ size_t printk_log_copy(char *buf, size_t len);
 
 /*
  * TSC cycles the consoles' write() took since boot, every line printed
- * (not dmesg's and replays'): what a slow console costs the printing CPUs.
+ * and every replay to a console registered late (not dmesg's): what a
+ * slow console costs the printing CPUs.
  */
 u64 printk_console_cycles(void);
 /* Would a message of this level (0 emergency ... 7 debug) reach some console? */

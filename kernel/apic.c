@@ -427,6 +427,13 @@ static void send_icr(u32 apic_id, u32 low)
 	u64 flags = irq_save();
 
 	if (apic_x2apic) {
+		/*
+		 * An x2APIC MSR write is not serializing, and MFENCE does not
+		 * order a WRMSR: without the LFENCE the IPI could overtake the
+		 * stores it announces (Linux's weak_wrmsr_fence(),
+		 * arch/x86/include/asm/barrier.h).
+		 */
+		__asm__ volatile("mfence; lfence" ::: "memory");
 		wrmsr(MSR_X2APIC_ICR, icr);
 	} else {
 		if (!icr_idle())

@@ -51,6 +51,15 @@ static int pxm_to_node(struct pxm_map *pm, u32 pxm)
  * the others as the MADT lists them, and near NR_CPUS keeps "one slot for
  * boot cpu", as add_cpus() keeps slot 0 even past MAX_CPUS.
  */
+/* Is apic_id already one of nl's logical CPUs? */
+static bool apic_id_listed(const struct numa_layout *nl, u32 apic_id)
+{
+	for (u32 cpu = 0; cpu < nl->ncpus; cpu++)
+		if (nl->cpu_apic_id[cpu] == apic_id)
+			return true;
+	return false;
+}
+
 static void add_cpus(struct numa_layout *nl, const struct madt_info *madt, u32 bsp_apic_id)
 {
 	u32 bsp_entry = ~0u, enabled = 0, dropped = 0;
@@ -64,6 +73,16 @@ static void add_cpus(struct numa_layout *nl, const struct madt_info *madt, u32 b
 			continue;
 		if (c->apic_id == bsp_apic_id && bsp_entry == ~0u) {
 			bsp_entry = enabled++;
+			continue;
+		}
+		/*
+		 * A second entry with an APIC ID already listed is a firmware
+		 * bug: an IPI to that ID reaches one CPU, so starting "both"
+		 * would start (or reset) the same CPU twice.
+		 */
+		if (apic_id_listed(nl, c->apic_id)) {
+			pr_warn("numa: the MADT lists APIC ID %u twice; the second entry is ignored\n",
+				c->apic_id);
 			continue;
 		}
 		enabled++;

@@ -184,8 +184,11 @@ void console_register(struct console *con, bool replay)
 		u64 pos = 0;
 		size_t n;
 
+		u64 t0 = rdtsc();
+
 		while ((n = logring_copy(&log, pos, log.total, chunk, sizeof(chunk), &pos)))
 			con->write(con, chunk, n);
+		console_cycles += rdtsc() - t0;         /* a replay is console time too */
 	}
 	con->next = consoles;
 	consoles = con;

@@ -17,6 +17,7 @@
  *   for every AP: stacks on its node (kernel,
  *   #DF, NMI), its per-CPU page lists
  *   (page_alloc_cpu_init), state STARTING
+ *   (of this attempt)
  *   copy boot/trampoline.asm to the page below
  *   1 MiB, params.cpu = FIND_BY_APIC_ID
  *   INIT to each, [10 ms], STARTUP to each,    (halted, waiting for a STARTUP IPI)
@@ -24,22 +25,23 @@
  *   online, if not all have started]           its APIC's ID -> its CPU number n
  *   wait, at most AP_ONLINE_TIMEOUT_MS in      and n's stack (numa.cpu_apic_id[],
  *     all, for every percpu[n].online, or        ap_stacks[]), or count itself
- *     until the rest have counted                lost and halt
- *     themselves lost                          ap_main(n): STARTING -> ALIVE, then
- *   give up on the late ones: STARTING ->        per-CPU area, GDT/TSS, IDT, kernel
- *     ABANDONED, INIT; start each alone          CR3, local APIC, tick,
- *                                                online -> sched_ap_enter()
+ *     until the rest have counted                lost and halt; claim n: STARTING
+ *     themselves lost                            -> ALIVE, or halt
+ *   give up on the late ones: STARTING ->      ap_main(n): per-CPU area, GDT/TSS,
+ *     ABANDONED, INIT; 10 ms; start each         IDT, kernel CR3, local APIC, tick,
+ *     alone (a new attempt)                      online -> sched_ap_enter()
  *
  * Before it is online an AP writes only its own per-CPU data, its own MSRs
- * and APIC, counters that are atomic (nr_cpus_online), the printk lock's
- * data, and two words every CPU stores the same value in (the tick's
- * handler in the vector table, smap_on); it reads the trampoline page, the
- * AP page tables and the IDT. The AP states (ap_states[]) make giving up
- * safe: an AP that reached ap_main() (ALIVE) may hold a lock and is never
- * sent INIT; one that had not is marked ABANDONED before its INIT, and
- * halts if it gets to ap_main() first. Given up on, an AP is started alone:
- * params.cpu and params.stack say who it is, the climb is the same, INIT,
- * STARTUP, [a second STARTUP if it has not started], wait.
+ * and APIC, its ap_states[] entry, counters that are atomic
+ * (nr_cpus_online, ap_lost), the printk lock's data, and two words every
+ * CPU stores the same value in (the tick's handler in the vector table,
+ * smap_on); it reads the trampoline page, the AP page tables and the IDT.
+ * The AP states make giving up safe: an AP that claimed its start (ALIVE)
+ * may hold a lock and is never sent INIT; one that had not is marked
+ * ABANDONED before its INIT, and if it wakes up late it halts at the claim,
+ * before it uses any stack. Given up on, an AP is started alone in a new
+ * attempt: params.cpu says who it is (its APIC must agree), the climb is
+ * the same, INIT, STARTUP, [a second STARTUP if it has not started], wait.
  * smp.parallel=off starts every AP that way (the only way before 4 December
  * 2026), and smp_started_alone counts the APs started alone after a start
  * together.
@@ -124,7 +126,7 @@ PARAM_CHOICE("smp.init_delay", init_delay_choice, "auto", "on", "off");
 
 /*
  * smp.delay_ap=N (a test aid; 0, the boot CPU, is none): AP N spins for
- * AP_ONLINE_TIMEOUT_MS + 500 ms in ap_main() right after it claimed ALIVE,
+ * AP_ONLINE_TIMEOUT_MS + 500 ms at the start of ap_main(), after its claim,
  * so the boot CPU's deadline passes while it is there: the path where
  * giving up must not send INIT (matrix row smp-late-ap).
  */
@@ -156,18 +158,20 @@ struct trampoline_params {
 	u32 cr3;                /* the AP's first PML4, below 4 GiB */
 	u32 efer;               /* EFER bits to set: LME, NXE */
 	u64 entry;              /* ap_main */
-	u64 stack;              /* one AP: top of its kernel stack */
+	u64 states;             /* ap_states */
 	u32 cpu;                /* one AP: its logical number; all at once: FIND_BY_APIC_ID */
 	volatile u32 started;   /* each AP adds 1 in real mode */
-	u64 apic_ids;           /* FIND_BY_APIC_ID: numa.cpu_apic_id */
-	u64 stacks;             /* FIND_BY_APIC_ID: ap_stacks */
-	u32 ncpus;              /* FIND_BY_APIC_ID: entries in both */
-	u32 x2apic;             /* FIND_BY_APIC_ID: the APICs run in x2APIC mode */
-	u64 lost;               /* FIND_BY_APIC_ID: &ap_lost */
-	u64 xapic;              /* FIND_BY_APIC_ID, xAPIC mode: the APIC page, mapped uncached */
-	u64 xapic_phys;         /* FIND_BY_APIC_ID, xAPIC mode: its physical address */
+	u64 apic_ids;           /* numa.cpu_apic_id */
+	u64 stacks;             /* ap_stacks */
+	u32 ncpus;              /* entries in both */
+	u32 x2apic;             /* the APICs run in x2APIC mode */
+	u64 lost;               /* &ap_lost */
+	u64 xapic;              /* xAPIC mode: the APIC page, mapped uncached */
+	u64 xapic_phys;         /* xAPIC mode: its physical address */
+	u32 attempt;            /* this start's number: tags ap_states[] */
+	u32 pad;
 };
-BUILD_BUG_ON(sizeof(struct trampoline_params) != 80);
+BUILD_BUG_ON(sizeof(struct trampoline_params) != 88);
 
 /* The stacks the boot CPU allocates for each AP before starting it. */
 struct ap_stacks {
@@ -187,25 +191,47 @@ static struct {
 } ap_lost;
 
 /*
- * Each AP's place in its bring-up. The boot CPU sets STARTING before the
- * STARTUP IPI; ap_main() moves it to ALIVE first thing, and only then
- * touches anything shared; a boot CPU that gives up moves it to ABANDONED
- * instead, and only then parks the AP with INIT. Both moves are
- * compare-and-swaps from STARTING, so exactly one wins: an AP that is
- * ALIVE is never sent INIT (it may hold a lock), and one that finds itself
- * ABANDONED halts before it could.
+ * Each AP's place in its bring-up, per start (an attempt: the start of all
+ * APs together is one, each start of one AP alone another). The boot CPU
+ * sets STARTING before the STARTUP IPI; the AP, in the trampoline, moves
+ * it to ALIVE before it touches its stack or anything shared; a boot CPU
+ * that gives up moves it to ABANDONED instead, and only then parks the AP
+ * with INIT. Both moves are compare-and-swaps from STARTING of that
+ * attempt (the attempt in the bits above the state), so exactly one wins:
+ * an AP that is ALIVE is never sent INIT (it may hold a lock), and one that
+ * wakes up late from a start given up on halts before it could run as
+ * anyone.
  */
 enum ap_state { AP_NOT_STARTED, AP_STARTING, AP_ALIVE, AP_ABANDONED };
+#define AP_STATE_BITS  2
+/* The trampoline's claim: [rsi * 4 + AP_STARTING] -> [rsi * 4 + AP_ALIVE]. */
+BUILD_BUG_ON(AP_STARTING != 1 || AP_ALIVE != 2 || AP_STATE_BITS != 2);
 static u32 ap_states[MAX_CPUS];
-static bool ap_left_in_ap_main;         /* then the AP page tables stay: it may be on them */
+static u32 ap_attempt;                  /* the current start's number */
+
+static u32 ap_state_word(enum ap_state state)
+{
+	return ap_attempt << AP_STATE_BITS | state;
+}
 
 static bool ap_state_move(u32 cpu, enum ap_state from, enum ap_state to)
 {
-	u32 expected = from;
+	u32 expected = ap_state_word(from);
 
-	return __atomic_compare_exchange_n(&ap_states[cpu], &expected, to, false, __ATOMIC_ACQ_REL,
-					   __ATOMIC_ACQUIRE);
+	return __atomic_compare_exchange_n(&ap_states[cpu], &expected, ap_state_word(to), false,
+					   __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
 }
+
+/* A new start (of all APs together, or of one alone): its CPUs STARTING. */
+static void new_attempt(const struct cpumask *cpus)
+{
+	ap_attempt++;
+	for (u32 cpu = 1; cpu < nr_cpus; cpu++)
+		if (cpumask_test(cpus, cpu))
+			__atomic_store_n(&ap_states[cpu], ap_state_word(AP_STARTING), __ATOMIC_RELEASE);
+}
+
+static bool ap_left_in_ap_main;         /* then the AP page tables stay: it may be on them */
 
 /* What every AP copies from the boot CPU: its paging and memory types. */
 static struct {
@@ -307,24 +333,29 @@ static u32 blob_offset(const char *label)
  */
 static struct trampoline_params *prepare_trampoline(u32 cpu)
 {
+	static bool copied;
 	u8 *page = phys_to_virt(ap_trampoline_phys);
 	u32 base = (u32)ap_trampoline_phys;
 	struct trampoline_params *params =
 		(struct trampoline_params *)(page + blob_offset(trampoline_params));
 
-	memcpy(page, trampoline_start, (size_t)(trampoline_end - trampoline_start));
-	*(u32 *)(page + blob_offset(trampoline_gdt_base)) = base + blob_offset(trampoline_gdt);
-	*(u32 *)(page + blob_offset(trampoline_protected_mode_ptr)) =
-		base + blob_offset(trampoline_protected_mode);
-	*(u32 *)(page + blob_offset(trampoline_long_mode_ptr)) =
-		base + blob_offset(trampoline_long_mode);
-	sync_ap_tables();
-	params->cr3 = (u32)virt_to_phys(ap_tables.pml4);
-	params->efer = EFER_LME | (cpu_info.nx ? EFER_NXE : 0);
-	params->entry = (u64)ap_main;
-	params->cpu = cpu;
-	params->started = 0;
-	if (cpu == FIND_BY_APIC_ID) {
+	/*
+	 * Copied and linked once: a later start (an AP started alone after
+	 * the others) rewrites only the parameters that change, so an AP that
+	 * woke up late and still runs the blob never sees it half copied.
+	 */
+	if (!copied) {
+		memcpy(page, trampoline_start, (size_t)(trampoline_end - trampoline_start));
+		*(u32 *)(page + blob_offset(trampoline_gdt_base)) = base + blob_offset(trampoline_gdt);
+		*(u32 *)(page + blob_offset(trampoline_protected_mode_ptr)) =
+			base + blob_offset(trampoline_protected_mode);
+		*(u32 *)(page + blob_offset(trampoline_long_mode_ptr)) =
+			base + blob_offset(trampoline_long_mode);
+		sync_ap_tables();
+		params->cr3 = (u32)virt_to_phys(ap_tables.pml4);
+		params->efer = EFER_LME | (cpu_info.nx ? EFER_NXE : 0);
+		params->entry = (u64)ap_main;
+		params->states = (u64)ap_states;
 		params->apic_ids = (u64)numa.cpu_apic_id;
 		params->stacks = (u64)ap_stacks;
 		params->ncpus = nr_cpus;
@@ -332,9 +363,11 @@ static struct trampoline_params *prepare_trampoline(u32 cpu)
 		params->lost = (u64)&ap_lost;
 		if (!apic_xapic_page(&params->xapic, &params->xapic_phys))
 			params->xapic = params->xapic_phys = 0;
-	} else {
-		params->stack = ap_stacks[cpu].kernel;
+		copied = true;
 	}
+	params->cpu = cpu;
+	params->attempt = ap_attempt;
+	params->started = 0;
 	return params;
 }
 
@@ -379,11 +412,11 @@ static bool prepare_cpu(u32 cpu)
 
 /*
  * Give up on an AP that is not online by its deadline. If it has not
- * reached ap_main() (still STARTING), it is marked ABANDONED and parked
- * with INIT, so that waking up late it cannot run a blob meant for another
- * CPU; true. If it is ALIVE, it is inside ap_main() and may hold a lock:
- * it is never sent INIT, only waited for a while longer (it comes online
- * or is left running as it is); false.
+ * claimed this start (still STARTING), it is marked ABANDONED and parked
+ * with INIT; waking up late it would halt at the claim; true. If it is
+ * ALIVE, it is on its way through ap_main() and may hold a lock: it is
+ * never sent INIT, only waited for a while longer (it comes online or is
+ * left running as it is); false.
  */
 static bool give_up_on(u32 cpu)
 {
@@ -391,7 +424,10 @@ static bool give_up_on(u32 cpu)
 		apic_send_init(numa.cpu_apic_id[cpu]);
 		return true;
 	}
-	if (!wait_online(cpu, AP_ONLINE_TIMEOUT_MS)) {
+	if (wait_online(cpu, AP_ONLINE_TIMEOUT_MS)) {
+		pr_debug("smp: CPU %u (APIC ID %u) online after its deadline, from ap_main()\n", cpu,
+			 numa.cpu_apic_id[cpu]);
+	} else {
 		ap_left_in_ap_main = true;
 		pr_err("smp: CPU %u (APIC ID %u) is in ap_main() but not online after %u ms more; "
 		       "left as it is\n", cpu, numa.cpu_apic_id[cpu], AP_ONLINE_TIMEOUT_MS);
@@ -405,9 +441,12 @@ static bool start_cpu(u32 cpu, bool init_delay)
 	u32 apic_id = numa.cpu_apic_id[cpu];
 	u8 vector = (u8)(ap_trampoline_phys >> 12);
 	u64 t0 = ktime_ns();
+	struct cpumask one = { 0 };
+
+	cpumask_set(&one, cpu);
+	new_attempt(&one);
 	struct trampoline_params *params = prepare_trampoline(cpu);
 
-	__atomic_store_n(&ap_states[cpu], AP_STARTING, __ATOMIC_RELAXED);
 	fence_before_ipi();
 	apic_send_init(apic_id);
 	if (init_delay)
@@ -452,10 +491,8 @@ static void start_cpus_together(const struct cpumask *set, bool init_delay, stru
 
 	ap_lost.count = 0;
 	ap_lost.apic_id = 0;
+	new_attempt(set);
 	params = prepare_trampoline(FIND_BY_APIC_ID);
-	for (u32 cpu = 1; cpu < nr_cpus; cpu++)
-		if (cpumask_test(set, cpu))
-			__atomic_store_n(&ap_states[cpu], AP_STARTING, __ATOMIC_RELAXED);
 	fence_before_ipi();
 	for (u32 cpu = 1; cpu < nr_cpus; cpu++)
 		if (cpumask_test(set, cpu))
@@ -516,9 +553,7 @@ static void start_cpus_together(const struct cpumask *set, bool init_delay, stru
  */
 static void __noreturn ap_main(u32 cpu)
 {
-	if (!ap_state_move(cpu, AP_STARTING, AP_ALIVE))
-		for (;;)                /* the boot CPU gave up on us: INIT is on its way */
-			__asm__ volatile("cli; hlt");
+	/* The trampoline claimed this start for us: ap_states[cpu] is ALIVE. */
 	if (delay_ap && cpu == delay_ap)
 		udelay((AP_ONLINE_TIMEOUT_MS + 500) * 1000);
 	percpu_init(cpu, numa.cpu_apic_id[cpu], numa.cpu_node[cpu]);
@@ -606,6 +641,8 @@ void smp_boot(void)
 				late = set;
 			else if (!cpumask_empty(&set))
 				start_cpus_together(&set, init_delay, &late);
+			if (!parallel_off && !cpumask_empty(&late))
+				udelay(AP_INIT_WAIT_US);        /* the INITs that parked them have landed */
 			for (u32 cpu = 1; cpu < nr_cpus; cpu++) {
 				if (!cpumask_test(&late, cpu))
 					continue;

@@ -130,6 +130,21 @@ static u32 nareas_wanted(void)
 	return want;
 }
 
+/* Has node a free block of bytes (64-byte aligned) at or above from? */
+static bool room_at_or_above(int node, u64 from, u64 bytes)
+{
+	struct bootmem_range f;
+	u64 cursor = 0;
+
+	while (bootmem_next_free(&bootmem, &cursor, &f)) {
+		u64 base = ALIGN_UP(MAX(f.base, from), 64);
+
+		if (f.node == node && base < f.end && f.end - base >= bytes)
+			return true;
+	}
+	return false;
+}
+
 /* Set pool p up over the block where says: its slot arrays, its areas. False if no memory. */
 static bool pool_setup(struct pool *p, const struct swiotlb_placement *where, u32 nareas)
 {
@@ -137,15 +152,20 @@ static bool pool_setup(struct pool *p, const struct swiotlb_placement *where, u3
 	u32 fit = swiotlb_nareas(nareas, nslabs);
 	u64 bytes = swiotlb_slots_array_bytes(nslabs, fit);
 	/*
-	 * Right after the pool, on its node: the arrays are read on every map
-	 * and unmap through it. (Under QEMU that also keeps them out of
-	 * memory the firmware touched with 4 KiB pages, where each fresh page
-	 * of them cost the host a fault: docs/boot.md.)
+	 * Next to the pool, on its node: the arrays are read on every map and
+	 * unmap through it. Right after it when there is room there (a pool
+	 * placed bottom-up), else right below it (one placed top-down, with
+	 * nothing free above). Under QEMU that also keeps them out of memory
+	 * the firmware touched with 4 KiB pages, where each fresh page of
+	 * them cost the host a fault (docs/boot.md).
 	 */
-	u64 arrays = where->node >= 0 ?
-		bootmem_alloc_bottom_up(&bootmem, bytes, 64, where->node, where->base + where->size,
-					BOOTMEM_NO_LIMIT) : 0;
+	u64 arrays = 0;
 
+	if (where->node >= 0 && room_at_or_above(where->node, where->base + where->size, bytes))
+		arrays = bootmem_alloc_bottom_up(&bootmem, bytes, 64, where->node,
+						 where->base + where->size, BOOTMEM_NO_LIMIT);
+	else if (where->node >= 0)
+		arrays = bootmem_alloc(&bootmem, bytes, 64, where->node, where->base);
 	if (!arrays)
 		arrays = bootmem_alloc(&bootmem, bytes, 64, NODE_ANY, BOOTMEM_NO_LIMIT);
 

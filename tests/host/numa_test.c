@@ -121,6 +121,25 @@ static void disabled_madt_cpus_are_not_logical_cpus(struct ktest *t)
 	EXPECT_EQ(t, nl.cpu_apic_id[1], 2);
 }
 
+/* A repeated APIC ID (a firmware bug) is one CPU: started twice it would be reset while it runs. */
+static void a_repeated_apic_id_is_one_cpu(struct ktest *t)
+{
+	reset();
+	add_cpu(0, true, 0);
+	add_cpu(1, true, 0);
+	add_cpu(1, true, 0);
+	add_cpu(0, true, 0);
+	add_cpu(2, true, 0);
+	add_mem(0, G, 0);
+	add_ram(0, G, E820_USABLE);
+	numa_build(&nl, &madt, &srat, NULL, &map, NULL, 0);
+	EXPECT_EQ(t, nl.ncpus, 3);
+	EXPECT_EQ(t, nl.cpu_apic_id[1], 1);
+	EXPECT_EQ(t, nl.cpu_apic_id[2], 2);
+	EXPECT_EQ(t, host_log_count("lists APIC ID 1 twice"), 1);
+	EXPECT_EQ(t, host_log_count("lists APIC ID 0 twice"), 1);
+}
+
 static void sparse_apic_ids_keep_madt_order(struct ktest *t)
 {
 	reset();
@@ -266,6 +285,7 @@ static const struct ktest_case numa_cases[] = {
 	KTEST(addresses_map_to_their_node),
 	KTEST(cpu_less_node_is_present),
 	KTEST(disabled_madt_cpus_are_not_logical_cpus),
+	KTEST(a_repeated_apic_id_is_one_cpu),
 	KTEST(sparse_apic_ids_keep_madt_order),
 	KTEST(cpu_missing_from_srat_goes_to_node_0),
 	KTEST(ram_outside_srat_joins_the_nearest_node),
