@@ -3,7 +3,11 @@
  *
  * The DMA waits by polling the command register's start bit, yielding the
  * CPU meanwhile; the completion interrupt (command bit 4) is counted, so
- * the tests can check that MSI works, but nothing depends on it.
+ * the tests can check that MSI works, but nothing depends on it. A
+ * transfer that outlives edu.dma_timeout_ms is failed, and bus mastering
+ * goes off until the engine is done with it: its caller's buffer is
+ * unmapped and reused, and the late transfer must land nowhere (never
+ * silent corruption); the next DMA after that turns it back on.
  */
 #include "edu.h"
 #include "apic.h"
@@ -25,7 +29,8 @@
 #define EDU_CMD_START   1
 #define EDU_CMD_TO_RAM  2
 #define EDU_CMD_IRQ     4
-#define EDU_DMA_TIMEOUT_NS (2000UL * 1000 * 1000)
+#define PCI_COMMAND     0x04
+#define PCI_COMMAND_MASTER 0x4          /* bus master enable */
 
 static struct edu edu;
 static bool probed;
@@ -38,6 +43,26 @@ static bool probed;
  */
 static u64 dma_bits = 28;
 PARAM_U64("edu.dma_bits", dma_bits, 16, 64);
+
+/* edu.dma_timeout_ms: how long a transfer may take (the device's take about 100 ms). */
+static u64 dma_timeout_ms = 2000;
+PARAM_U64("edu.dma_timeout_ms", dma_timeout_ms, 1, 60000);
+
+u64 edu_set_dma_timeout_ms(u64 ms)
+{
+	u64 old = dma_timeout_ms;
+
+	dma_timeout_ms = ms;
+	return old;
+}
+
+/* Bus mastering: off, the device's DMA reaches no memory (PCI command register, bit 2). */
+static void bus_master(struct edu *e, bool on)
+{
+	u16 cmd = pci_read16(e->pci, PCI_COMMAND);
+
+	pci_write16(e->pci, PCI_COMMAND, on ? cmd | PCI_COMMAND_MASTER : cmd & ~PCI_COMMAND_MASTER);
+}
 
 u32 edu_read32(struct edu *e, u32 reg)
 {
@@ -70,6 +95,7 @@ static void edu_interrupt(struct trap_frame *f)
 }
 
 static bool start_and_wait(struct edu *e, dma_addr_t ram, u32 off, u32 len, bool to_ram);
+static bool dma_engine_free(struct edu *e);
 
 static const char *probe_failure;      /* why a device that is there is not used */
 
@@ -142,9 +168,28 @@ bool edu_dma(struct edu *e, dma_addr_t ram, u32 off, u32 len, bool to_ram)
 		return false;
 	}
 	mutex_lock(&e->lock);                   /* one transfer's registers at a time */
-	bool ok = start_and_wait(e, ram, off, len, to_ram);
+	bool ok = dma_engine_free(e) && start_and_wait(e, ram, off, len, to_ram);
 	mutex_unlock(&e->lock);
 	return ok;
+}
+
+/*
+ * After a timeout the engine may still be working on a transfer whose RAM
+ * its caller has since unmapped and reused: bus mastering stays off until
+ * the engine says it is done, so that transfer lands nowhere. Under e->lock.
+ */
+static bool dma_engine_free(struct edu *e)
+{
+	if (!e->dma_stuck)
+		return true;
+	if (edu_read64(e, EDU_DMA_CMD) & EDU_CMD_START) {
+		pr_err("edu: the transfer that timed out is still running; DMA refused\n");
+		return false;
+	}
+	bus_master(e, true);
+	e->dma_stuck = false;
+	pr_info("edu: the transfer that timed out is over; bus mastering back on\n");
+	return true;
 }
 
 static bool start_and_wait(struct edu *e, dma_addr_t ram, u32 off, u32 len, bool to_ram)
@@ -154,10 +199,18 @@ static bool start_and_wait(struct edu *e, dma_addr_t ram, u32 off, u32 len, bool
 	edu_write64(e, EDU_DMA_COUNT, len);
 	edu_write64(e, EDU_DMA_CMD, EDU_CMD_START | (to_ram ? EDU_CMD_TO_RAM : 0) |
 		    (e->vector >= 0 ? EDU_CMD_IRQ : 0));
-	u64 deadline = ktime_ns() + EDU_DMA_TIMEOUT_NS;
+	u64 deadline = ktime_ns() + dma_timeout_ms * 1000000;
 	while (edu_read64(e, EDU_DMA_CMD) & EDU_CMD_START) {
 		if (ktime_ns() > deadline) {
-			pr_err("edu: DMA did not finish in %lu ms\n", EDU_DMA_TIMEOUT_NS / 1000000);
+			/*
+			 * The caller will unmap and reuse its buffer: the engine
+			 * must not write it (or read it) later. Linux drivers stop
+			 * a device's DMA the same way (pci_clear_master()).
+			 */
+			bus_master(e, false);
+			e->dma_stuck = true;
+			pr_err("edu: DMA did not finish in %llu ms; bus mastering off until it does\n",
+			       dma_timeout_ms);
 			return false;
 		}
 		yield();

@@ -32,6 +32,7 @@ struct edu {
 	u32 irqs;                       /* interrupts taken */
 	u32 last_irq_status;
 	struct mutex lock;              /* one DMA's registers at a time */
+	bool dma_stuck;                 /* a transfer timed out: bus mastering off until it is done */
 };
 
 /* The first edu device, probed (identification, liveness) and with MSI on; NULL if none. */
@@ -53,8 +54,12 @@ void edu_raise_irq(struct edu *e, u32 status);
  * One DMA between RAM address ram (as the device is given it) and the
  * device buffer at offset off, len bytes (<= EDU_DMA_MAX); to_ram: from the
  * device into RAM. Waits for the engine; false on a bad request or a
- * timeout (said).
+ * timeout (said; bus mastering is then off until the engine is done, so
+ * the late transfer reaches no memory).
  */
 bool edu_dma(struct edu *e, dma_addr_t ram, u32 off, u32 len, bool to_ram);
+
+/* edu.dma_timeout_ms, set (for the tests); returns the old value. */
+u64 edu_set_dma_timeout_ms(u64 ms);
 
 #endif

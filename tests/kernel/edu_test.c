@@ -114,6 +114,44 @@ static void buffer_within_the_mask_round_trip(struct ktest *t)
 		  a, b);
 }
 
+/*
+ * A transfer that times out never lands: its caller unmaps and reuses the
+ * buffer, so the device must not write it when the engine gets round to it
+ * (QEMU's edu takes about 100 ms; the timeout is made 10 ms). The next
+ * transfer, once the engine is done, works again.
+ */
+static void a_timed_out_transfer_never_lands(struct ktest *t)
+{
+	NEED_EDU(t, e);
+	struct device *dev = &e->pci->dma;
+
+	pattern_fill(image_buffer[0], LEN, 0x3c);
+	dma_addr_t a = dma_map_single(dev, image_buffer[0], LEN, DMA_TO_DEVICE);
+	ASSERT_FALSE(t, dma_mapping_error(dev, a));
+	EXPECT_TRUE(t, edu_dma(e, a, 0, LEN, false));   /* the device's buffer: the pattern */
+	dma_unmap_single(dev, a, LEN, DMA_TO_DEVICE);
+
+	memset(image_buffer[1], 0, LEN);
+	dma_addr_t b = dma_map_single(dev, image_buffer[1], LEN, DMA_FROM_DEVICE);
+	ASSERT_FALSE(t, dma_mapping_error(dev, b));
+	if (!dma_reachable(dev->dma_mask, b, LEN) || b != virt_to_phys(image_buffer[1])) {
+		dma_unmap_single(dev, b, LEN, DMA_FROM_DEVICE);
+		KTEST_SKIP(t, "the buffer is bounced: the device would not write it directly");
+	}
+	u64 old = edu_set_dma_timeout_ms(10);
+	bool done = edu_dma(e, b, 0, LEN, true);
+	edu_set_dma_timeout_ms(old);
+	EXPECT_FALSE(t, done);
+	msleep(300);                                     /* the engine is done by now */
+	u32 written = 0;
+	for (u32 i = 0; i < LEN; i++)
+		written += image_buffer[1][i] != 0;
+	EXPECT_EQ(t, written, 0);
+	EXPECT_TRUE(t, edu_dma(e, b, 0, LEN, true));     /* bus mastering back on */
+	dma_unmap_single(dev, b, LEN, DMA_FROM_DEVICE);
+	EXPECT_TRUE(t, pattern_ok(image_buffer[1], LEN, 0x3c));
+}
+
 /* Requests that would leave the device's buffer, or wrap, never reach the device. */
 static void transfers_out_of_the_buffer_are_refused(struct ktest *t)
 {
@@ -320,6 +358,7 @@ static const struct ktest_case edu_cases[] = {
 	KTEST(intx_interrupt_arrives),
 	KTEST(buffer_within_the_mask_round_trip),
 	KTEST(transfers_out_of_the_buffer_are_refused),
+	KTEST(a_timed_out_transfer_never_lands),
 	KTEST(two_threads_transfer_at_once),
 	KTEST(high_buffers_round_trip),
 	KTEST(a_buffer_past_28_bits_arrives_or_is_refused),
