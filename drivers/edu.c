@@ -205,7 +205,7 @@ static bool start_and_wait(struct edu *e, dma_addr_t ram, u32 off, u32 len, bool
 			/*
 			 * The caller will unmap and reuse its buffer: the engine
 			 * must not write it (or read it) later. Linux drivers stop
-			 * a device's DMA the same way (pci_clear_master()).
+			 * a device's DMA the same way (pci_clear_master).
 			 */
 			bus_master(e, false);
 			e->dma_stuck = true;
