@@ -518,10 +518,20 @@ static void slow_callback_fn(struct rcu_head *head)
 	udelay(60);
 }
 
+/*
+ * Queued with interrupts off, so that no tick splits them between two
+ * grace periods: all of them are done at once, and only the budget can
+ * make more than one pass of them (split, they made two passes even
+ * without a budget, and the mutant rcu-fqs-without-time-budget survived
+ * one CI run in two).
+ */
 static void queue_slow(void *arg)
 {
+	u64 flags = irq_save();
+
 	for (u32 i = 0; i < SLOW_CALLBACKS; i++)
 		call_rcu(&slow[i].head, slow_callback_fn);
+	irq_restore(flags);
 }
 
 static void fqs_passes_stop_at_the_time_budget(struct ktest *t)
