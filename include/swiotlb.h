@@ -48,7 +48,6 @@ struct swiotlb_pool_info {
 	u64 base, end;
 	int node;
 	u32 nareas, slabs, used_slabs;
-	u64 arrays;             /* physical address of its slot arrays */
 };
 
 /* Place the pool (bootmem) and print the fact line. Before mm_init(). */

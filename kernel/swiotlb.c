@@ -3,9 +3,8 @@
  *
  * A pool is one physically contiguous block from the boot allocator, used
  * through the direct map; its slot arrays and areas come from the boot
- * allocator too, right after the pool on its node when it has room (read on
- * every map and unmap through the pool). Every policy places one pool but
- * pernode, which places one on every node with room below 4 GiB.
+ * allocator too. Every policy places one pool but pernode, which places one
+ * on every node with room below 4 GiB.
  *
  * Locks and cache lines. The slot allocator (swiotlb_pool.c) splits each
  * pool into areas with a lock each (Linux 6.0); a CPU maps from area
@@ -130,44 +129,19 @@ static u32 nareas_wanted(void)
 	return want;
 }
 
-/* Has node a free block of bytes (64-byte aligned) at or above from? */
-static bool room_at_or_above(int node, u64 from, u64 bytes)
-{
-	struct bootmem_range f;
-	u64 cursor = 0;
-
-	while (bootmem_next_free(&bootmem, &cursor, &f)) {
-		u64 base = ALIGN_UP(MAX(f.base, from), 64);
-
-		if (f.node == node && base < f.end && f.end - base >= bytes)
-			return true;
-	}
-	return false;
-}
-
 /* Set pool p up over the block where says: its slot arrays, its areas. False if no memory. */
 static bool pool_setup(struct pool *p, const struct swiotlb_placement *where, u32 nareas)
 {
 	u32 nslabs = (u32)(where->size / SWIOTLB_SLAB_SIZE);
 	u32 fit = swiotlb_nareas(nareas, nslabs);
-	u64 bytes = swiotlb_slots_array_bytes(nslabs, fit);
 	/*
-	 * Next to the pool, on its node: the arrays are read on every map and
-	 * unmap through it. Right after it when there is room there (a pool
-	 * placed bottom-up), else right below it (one placed top-down, with
-	 * nothing free above). Under QEMU that also keeps them out of memory
-	 * the firmware touched with 4 KiB pages, where each fresh page of
-	 * them cost the host a fault (docs/boot.md).
+	 * From the top of the highest node, wherever the pool is. On the
+	 * pool's node would spare a remote access on every map and unmap on
+	 * NUMA hardware; under QEMU both placements tried cost the boot or the
+	 * storms host faults (docs/boot.md), so not yet.
 	 */
-	u64 arrays = 0;
-
-	if (where->node >= 0 && room_at_or_above(where->node, where->base + where->size, bytes))
-		arrays = bootmem_alloc_bottom_up(&bootmem, bytes, 64, where->node,
-						 where->base + where->size, BOOTMEM_NO_LIMIT);
-	else if (where->node >= 0)
-		arrays = bootmem_alloc(&bootmem, bytes, 64, where->node, where->base);
-	if (!arrays)
-		arrays = bootmem_alloc(&bootmem, bytes, 64, NODE_ANY, BOOTMEM_NO_LIMIT);
+	u64 arrays = bootmem_alloc(&bootmem, swiotlb_slots_array_bytes(nslabs, fit), 64, NODE_ANY,
+				   BOOTMEM_NO_LIMIT);
 
 	if (!arrays)
 		return false;
@@ -269,7 +243,6 @@ bool swiotlb_pool_info(u32 i, struct swiotlb_pool_info *out)
 		.base = p->where.base, .end = p->where.base + p->where.size, .node = p->where.node,
 		.nareas = p->slots.nareas, .slabs = p->slots.nslabs,
 		.used_slabs = swiotlb_slots_used(&p->slots),
-		.arrays = virt_to_phys(p->slots.free),
 	};
 	return true;
 }

@@ -173,25 +173,6 @@ static void live_pool_follows_its_policy(struct ktest *t)
 	check_rule(t, swiotlb_policy(), ok, &p);
 }
 
-/*
- * Each pool's slot arrays, read on every map and unmap through it, lie on
- * the pool's node (its node has room: the pool came from there).
- */
-static void slot_arrays_lie_on_their_pools_node(struct ktest *t)
-{
-	struct swiotlb_pool_info info;
-	u32 checked = 0;
-
-	for (u32 i = 0; swiotlb_pool_info(i, &info); i++) {
-		if (info.node < 0)
-			continue;
-		EXPECT_EQ(t, numa_node_of_addr(&numa, info.arrays), info.node);
-		checked++;
-	}
-	if (!checked)
-		KTEST_SKIP(t, "no pool on a known node");
-}
-
 /* --- the live pool ------------------------------------------------------------ */
 
 static struct device dev32 = { .name = "test-dma32", .dma_mask = DMA_BIT_MASK(32),
@@ -890,7 +871,6 @@ static void debug_names_mappings_left_behind(struct ktest *t)
 static const struct ktest_case dma_cases[] = {
 	KTEST(every_policy_places_by_its_rule),
 	KTEST(live_pool_follows_its_policy),
-	KTEST(slot_arrays_lie_on_their_pools_node),
 	KTEST(reachable_buffer_is_not_bounced),
 	KTEST(high_buffer_bounces_each_way_or_is_refused),
 	KTEST(concurrent_mapping_from_every_cpu),
