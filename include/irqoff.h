@@ -13,6 +13,14 @@
  * one that ended without an end (an iretq into user mode) is dropped,
  * never counted long. Off until irqoff_start(): early boot has no per-CPU
  * data to write to.
+ *
+ * Like Linux's tracer, it costs while it runs: two TSC reads per window,
+ * and under QEMU's TCG every rdtsc takes a lock that all virtual CPUs
+ * share (cpu_get_ticks), which cost the storm loops a quarter to a third
+ * of their rate (docs/performance.md). So it can be switched off, as the
+ * benchmarks that time throughput do (lab/bench.c); a window that began
+ * before tracing last went on is never counted (each one carries the
+ * epoch it began in), so switching cannot invent a long window.
  */
 #ifndef IRQOFF_H
 #define IRQOFF_H
@@ -25,6 +33,7 @@ struct irqoff_max {
 };
 
 void irqoff_start(void);        /* every CPU is online: start timing */
+bool irqoff_trace(bool on);     /* tracing on or off; returns whether it was on */
 void irqoff_reset(void);        /* forget every CPU's longest window */
 void irqoff_get(u32 cpu, struct irqoff_max *max);
 

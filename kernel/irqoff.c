@@ -11,11 +11,14 @@
 struct irqoff_cpu {
 	u64 since;              /* TSC when the open window began; 0: none open */
 	u64 where;
+	u64 epoch;              /* irqoff_epoch when it began */
 	u64 max_cycles;
 	u64 max_where;
 } __aligned(64);
 
 bool irqoff_tracing;
+static bool irqoff_started;     /* irqoff_start() ran: per-CPU data exists */
+static u64 irqoff_epoch;        /* raised each time tracing goes on */
 static struct irqoff_cpu irqoff_cpus[MAX_CPUS];
 
 void irqoff_begin(u64 where)
@@ -24,6 +27,7 @@ void irqoff_begin(u64 where)
 
 	c->since = rdtsc();
 	c->where = where;
+	c->epoch = __atomic_load_n(&irqoff_epoch, __ATOMIC_RELAXED);
 }
 
 void irqoff_end(void)
@@ -33,6 +37,11 @@ void irqoff_end(void)
 
 	if (!c->since || (read_rflags() & RFLAGS_IF))
 		return;
+	/* Begun before tracing last went on: its start is stale, its end not this window's. */
+	if (c->epoch != __atomic_load_n(&irqoff_epoch, __ATOMIC_RELAXED)) {
+		c->since = 0;
+		return;
+	}
 	cycles = rdtsc() - c->since;
 	c->since = 0;
 	if (cycles > c->max_cycles) {
@@ -43,7 +52,20 @@ void irqoff_end(void)
 
 void irqoff_start(void)
 {
-	irqoff_tracing = true;
+	irqoff_started = true;
+	irqoff_trace(true);
+}
+
+bool irqoff_trace(bool on)
+{
+	bool was = __atomic_load_n(&irqoff_tracing, __ATOMIC_RELAXED);
+
+	if (!irqoff_started)
+		return false;
+	if (on && !was)
+		__atomic_add_fetch(&irqoff_epoch, 1, __ATOMIC_RELAXED);
+	__atomic_store_n(&irqoff_tracing, on, __ATOMIC_RELEASE);
+	return was;
 }
 
 void irqoff_reset(void)
