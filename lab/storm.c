@@ -231,7 +231,9 @@ static void print_result(const struct storm_result *r)
 	u64 offset, size;
 	const char *sym = ksym_lookup(r->irqoff_where, &offset, &size);
 
-	if (sym)
+	if (!r->irqoff_traced)
+		snprintf(where, sizeof(where), "untraced");
+	else if (sym)
 		snprintf(where, sizeof(where), "%s+0x%llx", sym, offset);
 	if (r->enfile_at < 0)
 		snprintf(enfile, sizeof(enfile), "none");
@@ -269,6 +271,7 @@ void storm_run(enum storm_where where, u64 n, const struct cpumask *cpus,
 	vfs_reset_peak();
 	rcu_reset_peak();
 	irqoff_reset();
+	bool traced = irqoff_tracing;
 	u64 gps0 = rcu_completed_batches(), fqs0 = rcu_fqs_rounds(), t0 = ktime_ns();
 
 	storm_trace_start(cpus);
@@ -300,7 +303,8 @@ void storm_run(enum storm_where where, u64 n, const struct cpumask *cpus,
 	r->fqs_rounds = rcu_fqs_rounds() - fqs0;
 	r->ticks = s.ticks;
 	r->user_ticks = s.user_ticks;
-	for (u32 cpu = 0; cpu < nr_cpus; cpu++) {
+	r->irqoff_traced = traced && irqoff_tracing;
+	for (u32 cpu = 0; cpu < nr_cpus && r->irqoff_traced; cpu++) {
 		struct irqoff_max max;
 
 		if (!cpumask_test(cpus, cpu))
@@ -433,8 +437,9 @@ BENCH(storm_rate, bench_storm_rate);
  * comparison with Linux 6.1, whose four open/close processes did 64,800
  * iterations/s together on story), on the highest CPU alone and then on
  * every online CPU, in each run: one CPU's rate, all CPUs' aggregate, their
- * ratio run by run, and the longest interrupts-off window of the storms on
- * all CPUs. On pair "all" is the two-CPU storm, on story the four-CPU one.
+ * ratio run by run; then, with the interrupts-off tracer on, as many storms
+ * on all CPUs again for their longest interrupts-off window. On pair "all"
+ * is the two-CPU storm, on story the four-CPU one.
  */
 #define SCALING_ITERATIONS 200000       /* per CPU and storm: long enough that a host hiccup is a small part */
 
@@ -469,8 +474,15 @@ static void bench_storm_scaling(const struct bench *b)
 	for (u32 run = 0; run < bench_nr_runs(); run++) {
 		bench_runs_add(&one, storm_rate_on(&last, &r) * 1000);
 		bench_runs_add(&all, storm_rate_on(&every, &r) * 1000);
+	}
+	/* The windows, from storms of their own: the tracer would slow the timed ones. */
+	bool was = irqoff_trace(true);
+
+	for (u32 run = 0; run < bench_nr_runs(); run++) {
+		storm_rate_on(&every, &r);
 		bench_runs_add(&irqoff, r.irqoff_max_us * 1000);
 	}
+	irqoff_trace(was);
 	vfs_set_count(count_before);
 	bench_report_runs(b, "_1cpu", &one, "per_s");
 	snprintf(suffix, sizeof(suffix), "_%ucpus", n);
@@ -490,6 +502,8 @@ BENCH(storm_scaling, bench_storm_scaling);
  */
 static void bench_storm_irqoff(const struct bench *b)
 {
+	bool was = irqoff_trace(true);  /* what this benchmark reads */
+
 	for (enum rcu_mode mode = 0; mode < RCU_NR_MODES; mode++) {
 		struct bench_runs irqoff = { 0 };
 		char suffix[24];
@@ -503,6 +517,7 @@ static void bench_storm_irqoff(const struct bench *b)
 		snprintf(suffix, sizeof(suffix), "_%s", rcu_modes[mode].name);
 		bench_report_runs(b, suffix, &irqoff, "us");
 	}
+	irqoff_trace(was);
 }
 BENCH(storm_irqoff, bench_storm_irqoff);
 

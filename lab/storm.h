@@ -49,6 +49,7 @@ struct storm_result {
 	u64 user_ticks;         /* ... of which in user mode: quiescent states */
 	u64 irqoff_max_us;      /* the longest interrupts-off window on a storming CPU */
 	u64 irqoff_where;       /* where it opened */
+	bool irqoff_traced;     /* the tracer ran throughout (the benchmarks of rates turn it off) */
 	u64 ms;
 	u64 ns;                 /* the same wall time, for rates */
 	struct cpumask cpus, hogs;
