@@ -401,7 +401,8 @@ static void check_quiescent_state(u32 cpu, struct rcu_data *rdp)
  * count goes down in one instruction (an atomic subtract): a call_rcu() in
  * an interrupt, counting up, lands before or after it, never in the middle,
  * so no interrupts-off section per callback is needed (under TCG each sti
- * that ends one costs a return to QEMU's main loop).
+ * that ends one ends QEMU's translated block: a cli/sti pair is 32 ns
+ * there, 111 ns or more with the interrupts-off tracer on).
  */
 static struct rcu_head *next_done(struct rcu_data *rdp)
 {
