@@ -43,6 +43,7 @@ void file_close_now(struct file *f);
 
 u64 vfs_nr_files(void);                 /* what ENFILE is decided on (vfs.count) */
 u64 vfs_max_files(void);
+u64 vfs_set_max_files(u64 max);         /* tests: a limit within reach; returns the old one */
 u64 vfs_peak_nr_files(void);
 void vfs_reset_peak(void);
 u64 vfs_files_in_cache(void);           /* struct file objects handed out by the cache */
