@@ -50,6 +50,10 @@ class QmpError(Exception):
     """QEMU answered a command with an error, or the socket failed."""
 
 
+class QmpClosed(QmpError):
+    """The socket closed or was reset: QEMU has exited (or is exiting)."""
+
+
 class Qmp:
     def __init__(self, path, timeout=10.0):
         """Connect to QEMU's QMP socket at path (waiting up to timeout
@@ -78,9 +82,9 @@ class Qmp:
             try:
                 data = self._sock.recv(65536)
             except OSError as err:
-                raise QmpError(f'QMP socket: {err}') from None
+                raise QmpClosed(f'QMP socket: {err}') from None
             if not data:
-                raise QmpError('QEMU closed the QMP socket')
+                raise QmpClosed('QEMU closed the QMP socket')
             self._buffer += data
         line, self._buffer = self._buffer.split(b'\n', 1)
         return json.loads(line)
@@ -93,7 +97,7 @@ class Qmp:
         try:
             self._sock.sendall(json.dumps(request).encode() + b'\n')
         except OSError as err:
-            raise QmpError(f'QMP socket: {err}') from None
+            raise QmpClosed(f'QMP socket: {err}') from None
         while True:
             reply = self._message()
             if 'event' in reply:
