@@ -26,8 +26,9 @@
  * filp_count_lock): each CPU adds to its own delta, on its own cache line, and
  * folds it into the shared count when it reaches +-NR_FILES_BATCH, so
  * CPUs that open and close do not pass one line back and forth twice an
- * iteration (on pair, two CPUs freeing at once each kept 58-85% of their
- * rate alone with one shared counter, 95-100% with deltas). The shared
+ * iteration (on pair, two CPUs freeing at once each kept 57-100% of
+ * their rate alone with one shared counter, 57-88% in two boots of three;
+ * 88-115% with deltas, in three boots). The shared
  * count alone is off by less than NR_FILES_BATCH per running CPU; the
  * exact sum (count plus every delta) is taken where that matters: when
  * the limit may have been reached, as Linux's get_empty_filp() does in
