@@ -23,21 +23,23 @@
  * counts early (Dipankar Sarma's "Fix file counting", LKML, 16 February
  * 2006: "we use a separate percpu counter, nr_files", after a patch of
  * Eric Dumazet's; 2.6.14 kept files_stat.nr_files under a spinlock,
- * filp_count_lock): each CPU adds to its own delta, on its own cache line, and
- * folds it into the shared count when it reaches +-NR_FILES_BATCH, so
- * CPUs that open and close do not pass one line back and forth twice an
- * iteration (on pair, two CPUs freeing at once each kept 57-100% of
- * their rate alone with one shared counter, 57-88% in two boots of three;
- * 88-115% with deltas, in three boots). The shared
- * count alone is off by less than NR_FILES_BATCH per running CPU; the
- * exact sum (count plus every delta) is taken where that matters: when
- * the limit may have been reached, as Linux's get_empty_filp() does in
- * later trees ("percpu_counters are inaccurate. Do an expensive check
- * before we go and fail."), and for every reader outside file_open(). The peak is the highest shared count plus the
+ * filp_count_lock). Each CPU adds to its own delta, on its own cache
+ * line, and folds it into the shared count when it reaches
+ * +-NR_FILES_BATCH, so CPUs that open and close do not pass one line back
+ * and forth twice an iteration (on pair, two CPUs freeing at once each
+ * kept 57-100% of their rate alone with one shared counter, 57-88% in two
+ * boots of three; 88-115% with deltas, in three boots).
+ *
+ * The shared count alone is off by less than NR_FILES_BATCH per running
+ * CPU; the exact sum (count plus every delta) is taken where that
+ * matters: when the limit may have been reached, as Linux's
+ * get_empty_filp() does in later trees ("percpu_counters are inaccurate.
+ * Do an expensive check before we go and fail."), and for every reader
+ * outside file_open(). The peak is the highest shared count plus the
  * opening CPU's own delta: exact on one CPU and at the limit, otherwise
- * low by at most NR_FILES_BATCH per other CPU. A fold adds to the count
- * before it takes from the delta, so a racing exact sum may read up to
- * a batch high, never low.
+ * low by less than NR_FILES_BATCH per other CPU. A fold adds to the
+ * count before it takes from the delta, so a racing exact sum may read up
+ * to a batch high, never low.
  */
 #include "vfs.h"
 #include "cmdline.h"
@@ -107,6 +109,7 @@ static bool nr_files_at_limit(void)
 		return false;
 	return nr_files_exact() >= max_files;
 }
+
 static u64 last_warning_ns;
 
 #define WARN_INTERVAL_NS (1000UL * 1000 * 1000)    /* "VFS: file-max" at most once a second */
