@@ -69,16 +69,20 @@ static struct {
 	s64 delta;
 } __aligned(64) nr_files_delta[MAX_CPUS];
 
-static void nr_files_add(s64 v)
+/* Add v to this CPU's delta, folding it at +-NR_FILES_BATCH; returns the count as this CPU sees it. */
+static s64 nr_files_add(s64 v)
 {
 	s64 *mine = &nr_files_delta[smp_processor_id()].delta;
 	/* Atomic on the own line: an interrupt (the RCU callback) or a migration cannot tear it. */
 	s64 d = __atomic_add_fetch(mine, v, __ATOMIC_RELAXED);
 
 	if (d >= NR_FILES_BATCH || d <= -NR_FILES_BATCH) {
-		__atomic_add_fetch(&nr_files.count, d, __ATOMIC_RELAXED);
+		s64 count = __atomic_add_fetch(&nr_files.count, d, __ATOMIC_RELAXED);
+
 		__atomic_sub_fetch(mine, d, __ATOMIC_RELAXED);
+		return count;
 	}
+	return __atomic_load_n(&nr_files.count, __ATOMIC_RELAXED) + d;
 }
 
 /* The shared count alone, and the most it can be below the exact sum. */
@@ -157,13 +161,11 @@ struct file *file_open(const char *path, int *err)
 		*err = -ENFILE;
 		return NULL;
 	}
-	nr_files_add(1);
+	s64 seen = nr_files_add(1);
+
 	if (count_mode == VFS_COUNT_SLAB) {
 		note_peak(vfs_nr_files());
 	} else {
-		s64 seen = nr_files_approx() + __atomic_load_n(&nr_files_delta[smp_processor_id()].delta,
-								 __ATOMIC_RELAXED);
-
 		/* Near the limit the peak is exact, as ENFILE's check is. */
 		note_peak(seen + nr_files_slack() >= (s64)max_files ? nr_files_exact() :
 			  seen > 0 ? (u64)seen : 0);
