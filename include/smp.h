@@ -36,6 +36,32 @@ void smp_call_function(u32 cpu, void (*fn)(void *), void *arg, bool wait);
 /* Run fn(arg) on every online CPU, this one included. */
 void smp_call_function_all(void (*fn)(void *), void *arg, bool wait);
 
+/*
+ * A call not done after 5 s is reported: the waiter names each CPU that
+ * still holds it (queued, running, or its queue locked) and asks it by
+ * NMI where it is. The last report, for tests:
+ */
+#define SMP_LATE_FRAMES 8
+enum smp_late_state { SMP_LATE_NONE, SMP_LATE_QUEUED, SMP_LATE_RUNNING, SMP_LATE_QUEUE_LOCKED };
+struct smp_late_call {
+	u32 reports;                    /* late-call reports so far */
+	u32 waiter, cpu;                /* the last CPU named, and who waited for it */
+	enum smp_late_state state;
+	bool answered_nmi, irqs_on;     /* where it was, if it answered: */
+	u64 rip, frames[SMP_LATE_FRAMES];       /* frames: return addresses, 0-ended */
+};
+const struct smp_late_call *smp_last_late_call(void);
+
+/* A test aid: report after ms instead of 5 s (0: back to 5 s); returns the old value. */
+u32 smp_set_call_wait_warn_ms(u32 ms);
+
+/* A test aid: the next call queued sends no IPI, as if it were lost on the way. */
+void smp_lose_next_call_ipi(void);
+
+struct trap_frame;
+/* The NMI handler asks first: was this NMI a waiter's "where are you"? (answered if so) */
+bool smp_nmi_snapshot(const struct trap_frame *f);
+
 /* Make cpu look at need_resched now. */
 void smp_send_reschedule(u32 cpu);
 

@@ -98,6 +98,7 @@
 #include "apic.h"
 #include "cmdline.h"
 #include "cpu.h"
+#include "ksyms.h"
 #include "kstring.h"
 #include "mm.h"
 #include "mce.h"
@@ -116,6 +117,7 @@
 #define AP_INIT_WAIT_US        10000    /* INIT -> STARTUP: 10 ms (MP spec B.4.1) */
 #define AP_SIPI_WAIT_US        200      /* STARTUP -> second STARTUP: 200 us (MP spec B.4.1) */
 #define CALL_WAIT_WARN_MS      5000     /* a call not done by then is worth a message */
+#define NMI_SNAPSHOT_WAIT_US   100000   /* a CPU asked by NMI where it is answers by then */
 #define SIPI_VECTOR_RESERVED   0xa0     /* STARTUP vectors 0xa0-0xbf are reserved */
 #define EFER_LME               (1UL << 8)
 #define NO_CPU                 (~0u)
@@ -672,10 +674,23 @@ struct call_queue {
 	struct spinlock lock;   /* initialized by smp_boot() */
 	struct call ring[CALL_QUEUE_LEN];
 	u32 head, count;        /* oldest call, calls queued */
+	const struct call *running;     /* popped and not finished (its copy), or NULL */
 };
 
 static struct call_queue call_queues[MAX_CPUS];
+static u32 call_wait_warn_ms = CALL_WAIT_WARN_MS;
+static struct smp_late_call late_call;  /* the last report of a late call */
 
+/* Where a CPU was when an NMI asked (late_call_report()); written by its NMI handler. */
+struct nmi_snapshot {
+	u32 asked, answered;    /* answered == asked: the fields below are this ask's */
+	u64 rip, rflags;
+	u64 frames[SMP_LATE_FRAMES];    /* return addresses up its rbp chain, 0-ended */
+};
+
+static struct nmi_snapshot nmi_snapshots[MAX_CPUS];
+
+/* Take the oldest call into *out, which becomes q->running until call_done(). */
 static bool call_pop(struct call_queue *q, struct call *out)
 {
 	u64 flags = spin_lock_irqsave(&q->lock);
@@ -685,9 +700,20 @@ static bool call_pop(struct call_queue *q, struct call *out)
 		*out = q->ring[q->head];
 		q->head = (q->head + 1) % CALL_QUEUE_LEN;
 		q->count--;
+		q->running = out;
 	}
 	spin_unlock_irqrestore(&q->lock, flags);
 	return got;
+}
+
+static void call_done(struct call_queue *q, const struct call *c)
+{
+	u64 flags = spin_lock_irqsave(&q->lock);
+
+	q->running = NULL;
+	spin_unlock_irqrestore(&q->lock, flags);
+	if (c->pending)
+		__atomic_fetch_sub(c->pending, 1, __ATOMIC_RELEASE);
 }
 
 static bool call_push(struct call_queue *q, const struct call *c)
@@ -711,8 +737,7 @@ static void run_queued_calls(void)
 
 	while (call_pop(q, &c)) {
 		c.fn(c.arg);
-		if (c.pending)
-			__atomic_fetch_sub(c.pending, 1, __ATOMIC_RELEASE);
+		call_done(q, &c);
 	}
 }
 
@@ -736,24 +761,169 @@ static void ipi_init(void)
 	trap_set_handler(VEC_IPI_RESCHED, ipi_resched_interrupt);
 }
 
+/* --- late calls: who has not answered, and where it is ------------------------ */
+
+/*
+ * The NMI handler's part (trap.c asks first): if a waiter asked where this
+ * CPU is, write down the interrupted rip and flags and the return addresses
+ * up its rbp chain, then answer. No lock and no printk here: the
+ * interrupted code may hold either. Returns false for an NMI nobody asked.
+ */
+bool smp_nmi_snapshot(const struct trap_frame *f)
+{
+	struct nmi_snapshot *s = &nmi_snapshots[smp_processor_id()];
+	u32 asked = __atomic_load_n(&s->asked, __ATOMIC_ACQUIRE);
+	u64 rbp = f->rbp;
+	u32 n = 0;
+
+	if (asked == s->answered)
+		return false;
+	s->rip = f->rip;
+	s->rflags = f->rflags;
+	while (n < SMP_LATE_FRAMES - 1 && rbp && IS_ALIGNED(rbp, 8) && vm_mapped(rbp) &&
+	       vm_mapped(rbp + 8) && ((u64 *)rbp)[1]) {
+		s->frames[n++] = ((u64 *)rbp)[1];
+		if (((u64 *)rbp)[0] <= rbp)
+			break;          /* the chain must go up the stack */
+		rbp = ((u64 *)rbp)[0];
+	}
+	s->frames[n] = 0;
+	__atomic_store_n(&s->answered, asked, __ATOMIC_RELEASE);
+	return true;
+}
+
+/* Ask cpu by NMI where it is; false if it did not answer within NMI_SNAPSHOT_WAIT_US. */
+static bool nmi_snapshot_of(u32 cpu, struct nmi_snapshot *out)
+{
+	struct nmi_snapshot *s = &nmi_snapshots[cpu];
+	u32 asked = __atomic_add_fetch(&s->asked, 1, __ATOMIC_ACQ_REL);
+
+	apic_send_nmi(percpu[cpu].apic_id);
+	for (u32 us = 0; us < NMI_SNAPSHOT_WAIT_US; us += 10) {
+		if (__atomic_load_n(&s->answered, __ATOMIC_ACQUIRE) == asked) {
+			*out = *s;
+			return true;
+		}
+		udelay(10);
+	}
+	return false;
+}
+
+static void print_where(const char *what, u64 addr)
+{
+	u64 off;
+	const char *name = ksym_lookup(addr, &off, NULL);
+
+	if (name)
+		pr_warn("smp:   %s %s+0x%llx\n", what, name, off);
+	else
+		pr_warn("smp:   %s %#llx\n", what, addr);
+}
+
+/* Which state of cpu's queue holds the call that decrements pending? */
+static enum smp_late_state call_state_on(u32 cpu, const u32 *pending)
+{
+	struct call_queue *q = &call_queues[cpu];
+	enum smp_late_state state = SMP_LATE_NONE;
+
+	if (!spin_trylock(&q->lock))
+		return SMP_LATE_QUEUE_LOCKED;
+	for (u32 i = 0; i < q->count; i++)
+		if (q->ring[(q->head + i) % CALL_QUEUE_LEN].pending == pending)
+			state = SMP_LATE_QUEUED;
+	if (q->running && q->running->pending == pending)
+		state = SMP_LATE_RUNNING;
+	spin_unlock(&q->lock);
+	return state;
+}
+
+/*
+ * A wait has gone on for call_wait_warn_ms: name each CPU that still holds
+ * the call, say where it is, and send a CPU that has not taken it the IPI
+ * again (in case one was lost). Linux's debugging of a stuck
+ * smp_call_function does the same (Paul E. McKenney, "kernel/smp: Provide
+ * CSD lock timeout diagnostics", -rcu tree and LKML, June 2020: "csd:
+ * Detected non-responsive CSD lock", an NMI backtrace of the target, "csd:
+ * Re-sending CSD lock"). Interrupts off.
+ */
+static void late_call_report(const u32 *pending)
+{
+	static const char *const says[] = {
+		[SMP_LATE_QUEUED] = "has not taken it from its queue (interrupts off, or no IPI came)",
+		[SMP_LATE_RUNNING] = "is still running it",
+		[SMP_LATE_QUEUE_LOCKED] = "holds its call queue's lock",
+	};
+	u32 self = smp_processor_id();
+
+	pr_warn("smp: CPU %u has waited %u ms for %u call(s) to finish\n", self,
+		call_wait_warn_ms, __atomic_load_n(pending, __ATOMIC_ACQUIRE));
+	for (u32 cpu = 0; cpu < nr_cpus; cpu++) {
+		enum smp_late_state state;
+		struct nmi_snapshot snap;
+
+		if (cpu == self || !cpu_online(cpu))
+			continue;
+		state = call_state_on(cpu, pending);
+		if (state == SMP_LATE_NONE)
+			continue;
+		late_call = (struct smp_late_call){
+			.reports = late_call.reports, .waiter = self, .cpu = cpu, .state = state,
+		};
+		pr_warn("smp: CPU %u %s\n", cpu, says[state]);
+		if (nmi_snapshot_of(cpu, &snap)) {
+			late_call.answered_nmi = true;
+			late_call.rip = snap.rip;
+			late_call.irqs_on = snap.rflags & RFLAGS_IF;
+			memcpy(late_call.frames, snap.frames, sizeof(late_call.frames));
+			print_where(late_call.irqs_on ? "at (interrupts on)" : "at (interrupts off)",
+				    snap.rip);
+			for (u32 i = 0; i < SMP_LATE_FRAMES && snap.frames[i]; i++)
+				print_where("called from", snap.frames[i] - 1);
+		} else {
+			pr_warn("smp:   and did not answer an NMI within %u us\n",
+				NMI_SNAPSHOT_WAIT_US);
+		}
+		if (state == SMP_LATE_QUEUED) {         /* in case the IPI was lost: another */
+			fence_before_ipi();
+			apic_send_ipi(percpu[cpu].apic_id, VEC_IPI_CALL);
+			pr_warn("smp:   sent it the call IPI again\n");
+		}
+	}
+	late_call.reports++;
+}
+
+const struct smp_late_call *smp_last_late_call(void)
+{
+	return &late_call;
+}
+
+u32 smp_set_call_wait_warn_ms(u32 ms)
+{
+	u32 old = call_wait_warn_ms;
+
+	call_wait_warn_ms = ms ? ms : CALL_WAIT_WARN_MS;
+	return old;
+}
+
 /*
  * Spin until *pending is 0, running calls others queue for us meanwhile.
  * The caller has interrupts off: this CPU cannot move under us.
  */
 static void wait_calls_done(u32 *pending)
 {
-	u64 warn_at = ktime_ns() + (u64)CALL_WAIT_WARN_MS * 1000000;
+	u64 warn_at = ktime_ns() + (u64)call_wait_warn_ms * 1000000;
 
 	while (__atomic_load_n(pending, __ATOMIC_ACQUIRE)) {
 		run_queued_calls();
 		cpu_relax();
 		if (warn_at && ktime_ns() > warn_at) {
-			pr_warn("smp: CPU %u has waited %u ms for %u call(s) to finish\n",
-				smp_processor_id(), CALL_WAIT_WARN_MS, *pending);
+			late_call_report(pending);
 			warn_at = 0;
 		}
 	}
 }
+
+static bool lose_next_call_ipi;  /* smp_lose_next_call_ipi(), a test aid */
 
 /* Queue c on cpu's queue (spinning while it is full) and interrupt cpu. Interrupts off. */
 static void queue_call(u32 cpu, const struct call *c)
@@ -762,8 +932,15 @@ static void queue_call(u32 cpu, const struct call *c)
 		run_queued_calls();     /* cpu may be waiting for us to empty ours */
 		cpu_relax();
 	}
+	if (__atomic_exchange_n(&lose_next_call_ipi, false, __ATOMIC_ACQ_REL))
+		return;
 	fence_before_ipi();
 	apic_send_ipi(percpu[cpu].apic_id, VEC_IPI_CALL);
+}
+
+void smp_lose_next_call_ipi(void)
+{
+	__atomic_store_n(&lose_next_call_ipi, true, __ATOMIC_RELEASE);
 }
 
 static bool cpu_online(u32 cpu)

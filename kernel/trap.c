@@ -6,6 +6,8 @@
  * gates switch to their IST stacks. trap_dispatch() then decides:
  *
  *   NMI from smp_stop_others() (a panic)        -> halt this CPU for good
+ *   NMI from a waiter asking where we are       -> rip and frames written
+ *     (a late cross-CPU call, smp.c)               down for it; go on
  *   any other NMI (a BMC's NMI button, a PCI    -> counted, its reason read
  *     SERR#, an I/O channel check, a watchdog)     from port 0x61 and cleared,
  *                                                 reported by the next tick;
@@ -282,6 +284,8 @@ static void dispatch(struct trap_frame *f)
 	if (v == VEC_NMI) {
 		if (smp_stop_requested())
 			smp_halt_this_cpu();    /* another CPU panicked (smp_stop_others) */
+		if (smp_nmi_snapshot(f))
+			return;                 /* a waiter asked where we are (smp.c) */
 		if (nmi_panic)
 			trap_panic(f);
 		unexpected_nmi(f);

@@ -7,7 +7,9 @@
  * started all at once, every AP found itself by its APIC ID (none was
  * started alone afterwards); the GS base of each CPU leads to its own
  * entry; calls reach every CPU, waited for or not; each CPU runs on its
- * own GDT, TSS and IST stacks.
+ * own GDT, TSS and IST stacks; a call a CPU leaves waiting is reported with
+ * that CPU's number and where an NMI found it, and a lost call IPI is sent
+ * again.
  * The checks that need to run on a CPU get there with smp_call_function().
  *
  * Suite smp_panic (manual, test=smp_panic): CPU 1 writes through NULL from
@@ -16,10 +18,14 @@
  */
 #include "apic.h"
 #include "cpu.h"
+#include "format.h"
 #include "fw_cfg.h"
+#include "kstring.h"
+#include "ksyms.h"
 #include "ktest.h"
 #include "numa.h"
 #include "percpu.h"
+#include "printk.h"
 #include "sched.h"
 #include "smp.h"
 #include "time.h"
@@ -27,6 +33,7 @@
 #include "x86.h"
 
 #define NOWAIT_TIMEOUT_MS 2000  /* a call without wait must have run by then */
+#define NO_TARGET         (~0u)
 
 /* What a CPU saw of itself, written by that CPU from a call. */
 struct cpu_view {
@@ -219,6 +226,120 @@ static void each_cpu_has_its_own_tables_and_ist_stacks(struct ktest *t)
 	}
 }
 
+/* --- a late call: named, and found where it is ---------------------------------- */
+
+#define HOLD_MS         300     /* how long the target keeps interrupts off */
+#define REPORT_AFTER_MS 50      /* the waiter's report comes this early instead of after 5 s */
+
+static u32 holding;
+
+/* Run as a call: keep this CPU in the IPI handler, interrupts off, for HOLD_MS. */
+__attribute__((noinline)) static void hold_with_interrupts_off(void *arg)
+{
+	u64 until = ktime_ns() + (u64)HOLD_MS * 1000000;
+
+	(void)arg;
+	__atomic_store_n(&holding, 1, __ATOMIC_RELEASE);
+	while (ktime_ns() < until)
+		cpu_relax();
+	__atomic_store_n(&holding, 0, __ATOMIC_RELEASE);
+}
+
+static void do_nothing(void *arg)
+{
+	(void)arg;
+}
+
+static bool in_function(u64 addr, void *fn)
+{
+	u64 off, size;
+	const char *name = ksym_lookup(addr, &off, &size);
+
+	return name && addr - off == (u64)fn;
+}
+
+/*
+ * A call queued behind one that keeps its CPU busy with interrupts off:
+ * the waiter names that CPU, says the call is still queued, and the NMI
+ * finds the CPU inside hold_with_interrupts_off() with interrupts off.
+ */
+static void a_late_call_names_its_cpu_and_where_it_is(struct ktest *t)
+{
+	const struct smp_late_call *late = smp_last_late_call();
+	u32 self, target = NO_TARGET, reports, old_ms;
+	char tail[1024], want[96];
+	bool found = false;
+	u64 flags;
+
+	flags = irq_save();             /* stay on this CPU from here */
+	self = smp_processor_id();
+	for (u32 cpu = 0; cpu < nr_cpus && target == NO_TARGET; cpu++)
+		if (cpu != self && online(cpu))
+			target = cpu;
+	if (target == NO_TARGET) {
+		irq_restore(flags);
+		KTEST_SKIP(t, "one CPU online: no other CPU to be late");
+	}
+	smp_call_function(target, hold_with_interrupts_off, NULL, false);
+	while (!__atomic_load_n(&holding, __ATOMIC_ACQUIRE))
+		cpu_relax();
+	reports = late->reports;
+	old_ms = smp_set_call_wait_warn_ms(REPORT_AFTER_MS);
+	smp_call_function(target, do_nothing, NULL, true);      /* queued behind the hold */
+	smp_set_call_wait_warn_ms(old_ms);
+	irq_restore(flags);
+
+	EXPECT_EQ(t, late->reports, reports + 1);
+	EXPECT_EQ(t, late->waiter, self);
+	EXPECT_EQ(t, late->cpu, target);
+	EXPECT_EQ(t, late->state, SMP_LATE_QUEUED);
+	EXPECT_TRUE(t, late->answered_nmi);
+	EXPECT_FALSE(t, late->irqs_on);
+	found = in_function(late->rip, hold_with_interrupts_off);
+	for (u32 i = 0; i < SMP_LATE_FRAMES && late->frames[i] && !found; i++)
+		found = in_function(late->frames[i] - 1, hold_with_interrupts_off);
+	if (!found)
+		ktest_log(t, "the NMI found CPU %u at %#llx, not in hold_with_interrupts_off()",
+			  target, late->rip);
+	EXPECT_TRUE(t, found);
+	snprintf(want, sizeof(want), "smp: CPU %u has not taken it from its queue", target);
+	printk_log_tail(tail, sizeof(tail));
+	EXPECT_TRUE(t, strstr(tail, want) != NULL);
+}
+
+/*
+ * A call whose IPI never came (smp_lose_next_call_ipi()) to an idle CPU,
+ * which wakes only for an interrupt: the report sends the IPI again, and
+ * the wait ends instead of lasting for ever.
+ */
+static void a_lost_call_ipi_is_sent_again(struct ktest *t)
+{
+	const struct smp_late_call *late = smp_last_late_call();
+	u32 self, target = NO_TARGET, reports, old_ms, ran_on = NO_TARGET;
+	u64 flags;
+
+	flags = irq_save();
+	self = smp_processor_id();
+	for (u32 cpu = 0; cpu < nr_cpus && target == NO_TARGET; cpu++)
+		if (cpu != self && online(cpu))
+			target = cpu;
+	if (target == NO_TARGET) {
+		irq_restore(flags);
+		KTEST_SKIP(t, "one CPU online: no other CPU to call");
+	}
+	reports = late->reports;
+	old_ms = smp_set_call_wait_warn_ms(REPORT_AFTER_MS);
+	smp_lose_next_call_ipi();
+	smp_call_function(target, note_where_i_ran, &ran_on, true);
+	smp_set_call_wait_warn_ms(old_ms);
+	irq_restore(flags);
+
+	EXPECT_EQ(t, ran_on, target);
+	EXPECT_EQ(t, late->reports, reports + 1);
+	EXPECT_EQ(t, late->cpu, target);
+	EXPECT_EQ(t, late->state, SMP_LATE_QUEUED);
+}
+
 static const struct ktest_case smp_cases[] = {
 	KTEST(every_madt_cpu_came_online),
 	KTEST(percpu_entries_describe_their_cpu),
@@ -228,6 +349,8 @@ static const struct ktest_case smp_cases[] = {
 	KTEST(call_function_without_wait_runs),
 	KTEST(call_on_this_cpu_runs_at_once),
 	KTEST(each_cpu_has_its_own_tables_and_ist_stacks),
+	KTEST(a_late_call_names_its_cpu_and_where_it_is),
+	KTEST(a_lost_call_ipi_is_sent_again),
 	{},
 };
 KTEST_SUITE(smp, smp_cases);
