@@ -310,7 +310,8 @@ static void a_late_call_names_its_cpu_and_where_it_is(struct ktest *t)
 /*
  * A call whose IPI never came (smp_lose_next_call_ipi()) to an idle CPU,
  * which wakes only for an interrupt: the report sends the IPI again, and
- * the wait ends instead of lasting for ever.
+ * the wait ends instead of lasting for ever (on pair, where no third CPU
+ * can send one, mutant smp-lost-call-ipi-not-sent-again hangs here).
  */
 static void a_lost_call_ipi_is_sent_again(struct ktest *t)
 {
@@ -335,6 +336,15 @@ static void a_lost_call_ipi_is_sent_again(struct ktest *t)
 	irq_restore(flags);
 
 	EXPECT_EQ(t, ran_on, target);
+	/*
+	 * Any call IPI from a third CPU runs the whole queue, ours too, maybe
+	 * before the report (seen on 8 CPUs); without one, the report came
+	 * and named the call queued there.
+	 */
+	if (late->reports == reports) {
+		ktest_log(t, "another CPU's call IPI reached CPU %u first", target);
+		return;
+	}
 	EXPECT_EQ(t, late->reports, reports + 1);
 	EXPECT_EQ(t, late->cpu, target);
 	EXPECT_EQ(t, late->state, SMP_LATE_QUEUED);
