@@ -16,8 +16,19 @@
  * serial-over-LAN is usually COM2 or an MMIO UART, not COM1).
  *
  * Output is polled: wait until LSR says the transmit holding register is
- * empty, then write the byte. The wait is bounded, so a wedged or absent
- * UART slows printing down instead of hanging the kernel.
+ * empty, then write. A 16550A's transmit FIFO holds 16 bytes, and with the
+ * FIFOs on, THRE means the whole FIFO is empty: so one wait, then up to 16
+ * bytes (uart.tx_burst; 1 on a UART without a working FIFO). Wander
+ * Lairson Costa made Linux's 8250 console do the same ("tty: serial: Use
+ * fifo in 8250 console driver", LKML, 22 December 2021: on a ProLiant
+ * whose port reads took 1.8 us each, 25% better). Under QEMU it saves
+ * nothing measurable: the host's write per byte is the cost (docs/boot.md).
+ * The wait is bounded, so a wedged or absent UART slows printing down
+ * instead of hanging the kernel.
+ *
+ * A FIFO is believed only if IIR's bits 7-6 read 11 after FCR turned it on,
+ * as a 16550A answers (a 16550 with the broken FIFO answers 10, an 8250 or
+ * 16450 00): the test Linux's autoconfig() makes.
  */
 #include "serial.h"
 #include "acpi.h"
@@ -32,6 +43,7 @@
 #define UART_DATA       0
 #define UART_IER        1
 #define UART_FCR        2
+#define UART_IIR        2               /* read: interrupt identification */
 #define UART_LCR        3
 #define UART_MCR        4
 #define UART_LSR        5
@@ -41,6 +53,8 @@
 #define LCR_8N1         0x03
 #define MCR_LOOPBACK    0x10
 #define MCR_DTR_RTS_OUT2 0x0b
+#define IIR_FIFO_BITS   0xc0            /* 11: a 16550A's working FIFOs */
+#define TX_FIFO_16550A  16
 #define TX_SPIN_MAX     100000
 #define UART_CLOCK_BAUD 115200          /* 1.8432 MHz / 16: divisor 1 */
 
@@ -52,6 +66,7 @@ struct uart {
 	u8 stride;              /* bytes between registers */
 	u8 access;              /* bytes per access: 1, 2 or 4 */
 	bool present;
+	u8 tx_burst;            /* bytes written per THRE: 16 with a 16550A's FIFO, else 1 */
 	char name[40];          /* "I/O port 0x3f8", "MMIO 0xfe030000 stride 4" */
 };
 
@@ -88,28 +103,57 @@ static void reg_out(const struct uart *u, u32 reg, u8 v)
 		*p = v;
 }
 
-static void uart_putc(const struct uart *u, char c)
+static struct serial_stats stats;
+
+/* Wait (bounded) until the transmitter can take tx_burst bytes. */
+static void wait_thre(const struct uart *u)
 {
-	if (!u->present)
-		return;
-	for (int i = 0; i < TX_SPIN_MAX && !(reg_in(u, UART_LSR) & LSR_THRE); i++)
+	for (int i = 0; i < TX_SPIN_MAX; i++) {
+		stats.lsr_reads++;
+		if (reg_in(u, UART_LSR) & LSR_THRE)
+			return;
 		cpu_relax();
-	reg_out(u, UART_DATA, (u8)c);
+	}
 }
 
 void serial_putc(char c)
 {
-	uart_putc(&uart, c);
+	if (!uart.present)
+		return;
+	wait_thre(&uart);
+	reg_out(&uart, UART_DATA, (u8)c);
+	stats.bytes++;
 }
 
+/* s[0..n) with each '\n' sent as "\r\n", tx_burst bytes per wait. */
 static void serial_write(struct console *con, const char *s, size_t n)
 {
+	const struct uart *u = &uart;
+	bool cr_sent = false;
+	u32 room = 0;
+
 	(void)con;
-	for (size_t i = 0; i < n; i++) {
-		if (s[i] == '\n')
-			serial_putc('\r');
-		serial_putc(s[i]);
+	if (!u->present)
+		return;
+	for (size_t i = 0; i < n; room--, stats.bytes++) {
+		if (room == 0) {
+			wait_thre(u);
+			room = u->tx_burst;
+		}
+		if (s[i] == '\n' && !cr_sent) {
+			reg_out(u, UART_DATA, '\r');
+			cr_sent = true;
+		} else {
+			reg_out(u, UART_DATA, (u8)s[i++]);
+			cr_sent = false;
+		}
 	}
+}
+
+void serial_get_stats(struct serial_stats *out)
+{
+	*out = stats;
+	out->tx_burst = uart.present ? uart.tx_burst : 0;
 }
 
 static struct console serial_console = {
@@ -134,6 +178,7 @@ static bool uart_probe(struct uart *u, u32 baud)
 	}
 	reg_out(u, UART_LCR, LCR_8N1);
 	reg_out(u, UART_FCR, 0xc7);                     /* FIFOs on, cleared, 14-byte trigger */
+	u->tx_burst = (reg_in(u, UART_IIR) & IIR_FIFO_BITS) == IIR_FIFO_BITS ? TX_FIFO_16550A : 1;
 	reg_out(u, UART_MCR, MCR_LOOPBACK | MCR_DTR_RTS_OUT2);
 	reg_out(u, UART_DATA, 0xae);
 	for (int i = 0; i < 1000 && !(reg_in(u, UART_LSR) & LSR_DATA_READY); i++)

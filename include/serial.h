@@ -18,4 +18,12 @@ void serial_putc(char c);               /* raw byte, no '\n' translation */
 int serial_getc(void);                  /* a received byte, or -1 (polled) */
 void serial_use_spcr(void);             /* after acpi_init() and vm_init() */
 
+/* What the console's UART has done since boot (for tests and the boot's numbers). */
+struct serial_stats {
+	u64 bytes;              /* bytes written to the data register, '\r's included */
+	u64 lsr_reads;          /* LSR reads waiting for THRE */
+	u32 tx_burst;           /* bytes per THRE: 16 (a 16550A's FIFO), 1, 0 (no UART) */
+};
+void serial_get_stats(struct serial_stats *out);
+
 #endif

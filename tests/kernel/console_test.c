@@ -3,12 +3,14 @@
  */
 #include "fbcon.h"
 #include "format.h"
+#include "fw_cfg.h"
 #include "kstring.h"
 #include "ktest.h"
 #include "logring.h"
 #include "mb2.h"
 #include "param.h"
 #include "printk.h"
+#include "serial.h"
 #include "time.h"
 #include "x86.h"
 
@@ -260,6 +262,36 @@ static void the_screen_shows_every_cell_of_the_grid(struct ktest *t)
 	EXPECT_EQ(t, wrong_cells, 0);
 }
 
+/*
+ * The serial console waits for THRE once per FIFO load: with a 16550A's
+ * FIFO (QEMU's UART is one) at most one LSR read per 8 bytes written (16
+ * per load, halved for the line's start and end), without one a read per
+ * byte. Other CPUs printing meanwhile add bytes and reads alike.
+ */
+static void serial_waits_once_per_fifo_load(struct ktest *t)
+{
+	struct serial_stats before, after;
+	u64 bytes, reads;
+
+	serial_get_stats(&before);
+	if (!before.tx_burst)
+		KTEST_SKIP(t, "no serial console");
+	pr_info("console: a line of 100 characters to count LSR reads by: "
+		"0123456789012345678901234567890123456789012\n");
+	serial_get_stats(&after);
+	bytes = after.bytes - before.bytes;
+	reads = after.lsr_reads - before.lsr_reads;
+	ktest_log(t, "%llu bytes, %llu LSR reads, %u bytes per wait", bytes, reads,
+		  before.tx_burst);
+	EXPECT_TRUE(t, bytes >= 100);
+	if (fw_cfg_present())
+		EXPECT_EQ(t, before.tx_burst, 16);      /* QEMU's UART is a 16550A */
+	if (before.tx_burst == 16)
+		EXPECT_TRUE(t, reads * 8 <= bytes);
+	else
+		EXPECT_TRUE(t, reads >= bytes);
+}
+
 static const struct ktest_case console_cases[] = {
 	KTEST(the_screen_shows_every_cell_of_the_grid),        /* first: before any full redraw */
 	KTEST(log_keeps_what_printk_said),
@@ -274,6 +306,7 @@ static const struct ktest_case console_cases[] = {
 	KTEST(scroll_back_shows_the_log_view),
 	KTEST(progress_line_is_shown_not_logged),
 	KTEST(long_lines_wrap_at_a_word),
+	KTEST(serial_waits_once_per_fifo_load),
 	{},
 };
 KTEST_SUITE(console, console_cases);
