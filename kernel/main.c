@@ -41,6 +41,7 @@
 #include "param.h"
 #include "percpu.h"
 #include "printk.h"
+#include "profile.h"
 #include "rcu.h"
 #include "results.h"
 #include "sched.h"
@@ -256,6 +257,7 @@ void kernel_main(u64 magic, u64 info_phys)
 	mm_start_deferred_init();       /* the rest of memory, a thread per node */
 	softirq_init();
 	irqoff_start();
+	profile_init();
 	pci_init();
 	virtio_blk_get();       /* probe the drivers: their lines come with the facts */
 	edu_get();

@@ -57,6 +57,7 @@
 #include "param.h"
 #include "percpu.h"
 #include "printk.h"
+#include "profile.h"
 #include "sched.h"
 #include "spinlock.h"
 #include "trap.h"
@@ -685,6 +686,7 @@ static void tick(struct trap_frame *f)
 	struct timer_queue *q = &timer_queues[me->cpu];
 
 	me->ticks++;
+	profile_tick(f);
 	trap_report_nmis();
 	if (me->ticks % hz == 0)
 		mce_poll();             /* once a second: corrected errors */

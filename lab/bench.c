@@ -19,6 +19,7 @@
 #include "kstring.h"
 #include "page_alloc.h"
 #include "printk.h"
+#include "profile.h"
 #include "rcu.h"
 #include "sched.h"
 #include "swiotlb.h"
@@ -156,10 +157,11 @@ static const struct bench *find(const char *name, size_t len)
  */
 static void run_one(const struct bench *b)
 {
-	bool was = irqoff_trace(false);
+	bool was = irqoff_trace(false), profiled = profile_begin();
 
 	b->run(b);
 	irqoff_trace(was);
+	profile_end(profiled, b->name);
 }
 
 int bench_run(const char *selection)

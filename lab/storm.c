@@ -18,6 +18,7 @@
 #include "kstring.h"
 #include "percpu.h"
 #include "printk.h"
+#include "profile.h"
 #include "rcu.h"
 #include "sched.h"
 #include "slab.h"
@@ -274,6 +275,8 @@ void storm_run(enum storm_where where, u64 n, const struct cpumask *cpus,
 	bool traced = irqoff_tracing;
 	u64 gps0 = rcu_completed_batches(), fqs0 = rcu_fqs_rounds(), t0 = ktime_ns();
 
+	bool profiled = profile_begin();
+
 	storm_trace_start(cpus);
 	progress_start(&s, cpus, hogs);
 	preempt_disable();      /* start them all before any runs */
@@ -293,6 +296,7 @@ void storm_run(enum storm_where where, u64 n, const struct cpumask *cpus,
 	progress_stop();
 
 	r->ns = ktime_ns() - t0;
+	profile_end(profiled, "storm");
 	r->ms = r->ns / 1000000;
 	r->iterations = storm_done(&s);
 	r->enfile_at = s.enfile_at;
