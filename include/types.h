@@ -45,6 +45,13 @@ typedef long long s64;
 #define __section(s) __attribute__((section(s)))
 #define __printf(a, b) __attribute__((format(printf, a, b)))
 #define __noreturn __attribute__((noreturn))
+/*
+ * The storm's and the benchmarks' per-iteration path (__hot: .text.hot,
+ * first in the kernel's text) and its per-batch slow paths (__hot_batch:
+ * out of line, right after it). linker.ld says why.
+ */
+#define __hot __attribute__((hot))
+#define __hot_batch __attribute__((hot, noinline, section(".text.hot.batch")))
 
 #define container_of(ptr, type, member) \
 	((type *)((char *)(ptr) - offsetof(type, member)))

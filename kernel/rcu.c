@@ -305,7 +305,7 @@ static bool nothing_to_force(struct rcu_data *rdp, enum rcu_ipi ipi)
  * (unlikely(!rcp->signaled))`, no lock at all); testbed takes the lock
  * when the check says there is work, and looks again under it.
  */
-static void force_quiescent_state(u32 self)
+__hot_batch static void force_quiescent_state(u32 self)
 {
 	struct rcu_data *rdp = &rcu_data[self];
 	enum rcu_ipi ipi = rcu_forcing_ipi();
@@ -331,7 +331,7 @@ static void force_quiescent_state(u32 self)
 			rcu_machine_send_ipi(cpu, ipi);
 }
 
-void call_rcu(struct rcu_head *head, void (*func)(struct rcu_head *head))
+__hot void call_rcu(struct rcu_head *head, void (*func)(struct rcu_head *head))
 {
 	u64 flags = irq_save();
 	u32 cpu = rcu_machine_cpu();
@@ -427,7 +427,7 @@ static struct rcu_head *next_done(struct rcu_data *rdp)
  * every 32 callbacks, as Linux's rcu_do_batch() does in the 5.x and 6.x
  * trees ("only call local_clock() every 32 callbacks").
  */
-static void do_batch(struct rcu_data *rdp)
+__hot_batch static void do_batch(struct rcu_data *rdp)
 {
 	bool timed = policy->time_budget && rdp->blimit == (long)BLIMIT_UNLIMITED;
 	u64 deadline = timed ? rcu_machine_now_ns() + rcu_budget_us * 1000 : 0;
@@ -453,7 +453,7 @@ static void do_batch(struct rcu_data *rdp)
  * lists move with interrupts off (call_rcu() may run in an interrupt);
  * the callbacks run with interrupts on.
  */
-void rcu_process_callbacks(void)
+__hot_batch void rcu_process_callbacks(void)
 {
 	u32 cpu = rcu_machine_cpu();
 	struct rcu_data *rdp = &rcu_data[cpu];
@@ -515,7 +515,7 @@ static bool rcu_pending(struct rcu_data *rdp)
  * be inside a reader (found by a review, 4 December 2026; make check-rcu
  * flags such a read). Interrupts go off only to report.
  */
-void rcu_all_qs(void)
+__hot void rcu_all_qs(void)
 {
 	if (!fqs_notices())
 		return;

@@ -376,7 +376,7 @@ void thread_set_affinity(struct thread *t, const struct cpumask *mask)
 		schedule();
 }
 
-void cond_resched(void)
+__hot void cond_resched(void)
 {
 	struct percpu *pc = this_cpu();
 

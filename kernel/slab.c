@@ -470,7 +470,7 @@ static void magazines_release(struct kmem_cache *c)
  * move objects, so a CPU that waits for it waits for little (under TCG, a
  * holder the host preempts stalls every CPU that spins on the lock).
  */
-static u32 refill(struct kmem_cache *c, struct kmem_magazine *m, u64 irq)
+__hot_batch static u32 refill(struct kmem_cache *c, struct kmem_magazine *m, u64 irq)
 {
 	lock_for_batch(c, irq);
 	while (m->avail < m->batchcount) {
@@ -545,7 +545,7 @@ static void free_chunk(struct kmem_cache *c, void *const *objs, u32 n, u64 irq)
  * neither in the magazine nor in its slab (a drain IPI taken while the
  * lock is waited for, interrupts on, misses only those). Interrupts off.
  */
-static void flush(struct kmem_cache *c, struct kmem_magazine *m, u32 n, u64 irq)
+__hot_batch static void flush(struct kmem_cache *c, struct kmem_magazine *m, u32 n, u64 irq)
 {
 	void *chunk[FLUSH_CHUNK];
 
@@ -730,7 +730,7 @@ static void *alloc_from_slab(struct kmem_cache *c)
 	return obj;
 }
 
-void *kmem_cache_alloc(struct kmem_cache *c, unsigned alloc_flags)
+__hot void *kmem_cache_alloc(struct kmem_cache *c, unsigned alloc_flags)
 {
 	void *obj = NULL;
 	u64 irq;
@@ -774,7 +774,24 @@ static const char *bad_magazine_free(const struct kmem_cache *c, const struct km
 	return NULL;
 }
 
-void kmem_cache_free(struct kmem_cache *c, void *obj)
+/* No magazine here: obj straight back to its slab, under the lock; why not, or NULL. */
+__attribute__((noinline)) static const char *free_to_slab(struct kmem_cache *c, void *obj)
+{
+	const char *why;
+
+	spin_lock(&c->lock);
+	struct page *slab = slab_of(obj);
+
+	why = bad_free_reason(c, slab, obj);
+	if (!why) {
+		put_object(c, slab, obj, NULL);
+		c->unmagazined_frees++;
+	}
+	spin_unlock(&c->lock);
+	return why;
+}
+
+__hot void kmem_cache_free(struct kmem_cache *c, void *obj)
 {
 	const char *why = NULL;
 	u64 irq;
@@ -785,15 +802,7 @@ void kmem_cache_free(struct kmem_cache *c, void *obj)
 	struct kmem_magazine *m = this_magazine(c);
 
 	if (!m) {
-		spin_lock(&c->lock);
-		struct page *slab = slab_of(obj);
-
-		why = bad_free_reason(c, slab, obj);
-		if (!why) {
-			put_object(c, slab, obj, NULL);
-			c->unmagazined_frees++;
-		}
-		spin_unlock(&c->lock);
+		why = free_to_slab(c, obj);
 	} else if (!(why = bad_magazine_free(c, m, obj))) {
 		while (m->avail == m->limit)
 			flush(c, m, m->batchcount, irq);

@@ -86,7 +86,7 @@ size_t strnlen(const char *s, size_t max)
 	return n;
 }
 
-int strcmp(const char *a, const char *b)
+__hot int strcmp(const char *a, const char *b)
 {
 	while (*a && *a == *b)
 		a++, b++;

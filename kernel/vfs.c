@@ -70,7 +70,7 @@ static struct {
 } __aligned(64) nr_files_delta[MAX_CPUS];
 
 /* Add v to this CPU's delta, folding it at +-NR_FILES_BATCH; returns the count as this CPU sees it. */
-static s64 nr_files_add(s64 v)
+__hot static s64 nr_files_add(s64 v)
 {
 	s64 *mine = &nr_files_delta[smp_processor_id()].delta;
 	/* Atomic on the own line: an interrupt (the RCU callback) or a migration cannot tear it. */
@@ -107,7 +107,7 @@ static u64 nr_files_exact(void)
 }
 
 /* Whether nr_files (late, early) has reached max_files: exact only when it may have. */
-static bool nr_files_at_limit(void)
+__hot static bool nr_files_at_limit(void)
 {
 	if (nr_files_approx() + nr_files_slack() < (s64)max_files)
 		return false;
@@ -123,7 +123,7 @@ void vfs_init(void)
 	file_cache = kmem_cache_create("filp", sizeof(struct file), 8, 0);
 }
 
-static void note_peak(u64 n)
+__hot static void note_peak(u64 n)
 {
 	u64 peak = __atomic_load_n(&peak_nr_files, __ATOMIC_RELAXED);
 
@@ -143,7 +143,7 @@ static void warn_limit(void)
 	printk(KERN_WARNING "VFS: file-max limit %llu reached\n", max_files);
 }
 
-struct file *file_open(const char *path, int *err)
+__hot struct file *file_open(const char *path, int *err)
 {
 	struct file *f;
 
@@ -175,7 +175,7 @@ struct file *file_open(const char *path, int *err)
 	return f;
 }
 
-static void file_free_rcu(struct rcu_head *head)
+__hot_batch static void file_free_rcu(struct rcu_head *head)
 {
 	struct file *f = container_of(head, struct file, rcu);
 
@@ -184,20 +184,20 @@ static void file_free_rcu(struct rcu_head *head)
 	kmem_cache_free(file_cache, f);
 }
 
-void file_close(struct file *f)
+__hot void file_close(struct file *f)
 {
 	if (count_mode == VFS_COUNT_EARLY)
 		nr_files_add(-1);
 	call_rcu(&f->rcu, file_free_rcu);
 }
 
-void file_close_now(struct file *f)
+__hot void file_close_now(struct file *f)
 {
 	nr_files_add(-1);
 	kmem_cache_free(file_cache, f);
 }
 
-u64 vfs_nr_files(void)
+__hot u64 vfs_nr_files(void)
 {
 	if (count_mode == VFS_COUNT_SLAB)
 		return __atomic_load_n(&file_cache->nr_slabs, __ATOMIC_RELAXED) *

@@ -109,7 +109,7 @@ static void storm_thread_done(struct storm_state *s)
  * The kernel storm. Its count is its CPU's own line (a shared counter's
  * line would travel between the storming CPUs on every iteration).
  */
-static void storm_loop(void *arg)
+__hot static void storm_loop(void *arg)
 {
 	struct storm_state *s = arg;
 	u64 *done = &s->done_on[smp_processor_id()].done;      /* pinned here */
@@ -376,7 +376,7 @@ static u64 storm_rate(enum rcu_mode mode, enum storm_where where, struct storm_r
  * process holds its stdin: otherwise each close would empty the only slab
  * and hand its page back, and the baseline would measure the page allocator.
  */
-static void direct_loop(void *arg)
+__hot static void direct_loop(void *arg)
 {
 	int anchor_err;
 	struct file *anchor = file_open("/dev/null", &anchor_err);

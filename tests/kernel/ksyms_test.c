@@ -6,6 +6,7 @@
 #include "ktest.h"
 #include "panic.h"
 #include "printk.h"
+#include "vm.h"
 
 void kernel_main(u64 magic, u64 info);
 const char *ksym_lookup(u64 addr, u64 *offset, u64 *size);
@@ -62,11 +63,44 @@ static void backtrace_names_the_callers(struct ktest *t)
 	EXPECT_TRUE(t, strstr(tail, "] kernel_main+0x") != NULL);
 }
 
+extern char __text_hot_start[], __text_hot_end[];
+
+/*
+ * The storm's per-iteration functions and their per-batch slow paths are
+ * grouped at the start of the text (__hot, __hot_batch; linker.ld says
+ * why), by name so that static ones count too.
+ */
+static void the_hot_path_is_grouped_first_in_the_text(struct ktest *t)
+{
+	static const char *const hot[] = {
+		"file_open", "file_close", "file_close_now", "nr_files_add", "vfs_nr_files",
+		"kmem_cache_alloc", "kmem_cache_free", "call_rcu", "rcu_all_qs", "cond_resched",
+		"strcmp", "storm_loop", "direct_loop",
+		"refill", "flush", "do_batch", "rcu_process_callbacks", "file_free_rcu",
+	};
+	u64 start = (u64)__text_hot_start, end = (u64)__text_hot_end;
+
+	EXPECT_EQ(t, start, (u64)__text_start);
+	for (u32 i = 0; i < sizeof(hot) / sizeof(hot[0]); i++) {
+		u64 addr = 0;
+
+		for (u32 k = 0; k < ksyms_count && !addr; k++)
+			if (!strcmp(ksyms[k].name, hot[i]))
+				addr = ksyms[k].addr;
+		if (!addr || addr < start || addr >= end)
+			ktest_log(t, "%s at %#llx, outside .text.hot [%#llx, %#llx)", hot[i], addr,
+				  start, end);
+		EXPECT_TRUE(t, addr >= start && addr < end);
+	}
+	ktest_log(t, ".text.hot: %llu bytes", end - start);
+}
+
 static const struct ktest_case ksyms_cases[] = {
 	KTEST(table_is_sorted_and_large),
 	KTEST(lookup_names_kernel_main),
 	KTEST(lookup_outside_text_finds_nothing),
 	KTEST(backtrace_names_the_callers),
+	KTEST(the_hot_path_is_grouped_first_in_the_text),
 	{},
 };
 KTEST_SUITE(ksyms, ksyms_cases);
