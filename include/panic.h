@@ -28,6 +28,13 @@ void backtrace_print(u64 pc, u64 rbp);
  * also finds the caller of a function that faulted before saving rbp.
  */
 void backtrace_print_from(u64 pc, u64 sp, u64 rbp);
+/*
+ * The caller of the function at pc if that function has not pushed rbp yet
+ * (its first instructions, or a leaf without a frame): the word at sp,
+ * when the call just before it (e8 rel32) targets that function; else 0.
+ * Reads only sp's word and kernel text: safe in an NMI.
+ */
+u64 backtrace_frameless_caller(u64 pc, u64 sp);
 
 #define BUG_ON(cond)                                                            \
 	do {                                                                    \

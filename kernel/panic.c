@@ -62,7 +62,7 @@ static void print_frame(u64 pc)
  * whose call instruction (e8 rel32, just before it) targets the faulting
  * function, that caller is certain: return it, else 0.
  */
-static u64 frameless_caller(u64 pc, u64 sp)
+u64 backtrace_frameless_caller(u64 pc, u64 sp)
 {
 	u64 off, ret;
 	s32 rel;
@@ -80,7 +80,7 @@ static u64 frameless_caller(u64 pc, u64 sp)
 
 void backtrace_print_from(u64 pc, u64 sp, u64 rbp)
 {
-	u64 caller = frameless_caller(pc, sp);
+	u64 caller = backtrace_frameless_caller(pc, sp);
 
 	print_frame(pc);
 	if (caller)

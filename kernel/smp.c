@@ -766,7 +766,8 @@ static void ipi_init(void)
 /*
  * The NMI handler's part (trap.c asks first): if a waiter asked where this
  * CPU is, write down the interrupted rip and flags and the return addresses
- * up its rbp chain, then answer. No lock and no printk here: the
+ * up its rbp chain (after the one on top of the stack, if the function was
+ * caught before it pushed rbp), then answer. No lock and no printk here: the
  * interrupted code may hold either. Returns false for an NMI nobody asked.
  */
 bool smp_nmi_snapshot(const struct trap_frame *f)
@@ -780,6 +781,9 @@ bool smp_nmi_snapshot(const struct trap_frame *f)
 		return false;
 	s->rip = f->rip;
 	s->rflags = f->rflags;
+	/* Caught before it pushed rbp, a function's caller is only on top of its stack. */
+	s->frames[0] = backtrace_frameless_caller(f->rip, f->rsp);
+	n = s->frames[0] ? 1 : 0;
 	while (n < SMP_LATE_FRAMES - 1 && rbp && IS_ALIGNED(rbp, 8) && vm_mapped(rbp) &&
 	       vm_mapped(rbp + 8) && ((u64 *)rbp)[1]) {
 		s->frames[n++] = ((u64 *)rbp)[1];

@@ -63,6 +63,41 @@ static void backtrace_names_the_callers(struct ktest *t)
 	EXPECT_TRUE(t, strstr(tail, "] kernel_main+0x") != NULL);
 }
 
+static u64 callee_return;
+
+/* Note where it will return to: the word a call pushed on the stack. */
+__attribute__((noinline)) static void note_my_return(void)
+{
+	callee_return = (u64)__builtin_return_address(0);
+	__asm__ volatile("" ::: "memory");
+}
+
+__attribute__((noinline)) static void call_note_my_return(void)
+{
+	note_my_return();
+	__asm__ volatile("" ::: "memory");      /* no tail call: a real call and return */
+}
+
+/*
+ * A function caught at its first instruction has not pushed rbp: its
+ * caller is the word on top of the stack, believed only if the call just
+ * before that address targets the function (a late call's NMI report and
+ * panic's backtrace rely on it).
+ */
+static void a_frameless_caller_is_found_on_top_of_the_stack(struct ktest *t)
+{
+	u64 word;
+
+	call_note_my_return();
+	word = callee_return;
+	EXPECT_EQ(t, backtrace_frameless_caller((u64)note_my_return, (u64)&word), word);
+	EXPECT_EQ(t, backtrace_frameless_caller((u64)note_my_return + 1, (u64)&word), word);
+	/* The same word is no caller of another function, nor is a word that follows no call. */
+	EXPECT_EQ(t, backtrace_frameless_caller((u64)call_note_my_return, (u64)&word), 0);
+	word = (u64)note_my_return;
+	EXPECT_EQ(t, backtrace_frameless_caller((u64)note_my_return, (u64)&word), 0);
+}
+
 extern char __text_hot_start[], __text_hot_end[];
 
 /*
@@ -101,6 +136,7 @@ static const struct ktest_case ksyms_cases[] = {
 	KTEST(lookup_outside_text_finds_nothing),
 	KTEST(backtrace_names_the_callers),
 	KTEST(the_hot_path_is_grouped_first_in_the_text),
+	KTEST(a_frameless_caller_is_found_on_top_of_the_stack),
 	{},
 };
 KTEST_SUITE(ksyms, ksyms_cases);
