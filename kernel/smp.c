@@ -775,7 +775,7 @@ bool smp_nmi_snapshot(const struct trap_frame *f)
 	struct nmi_snapshot *s = &nmi_snapshots[smp_processor_id()];
 	u32 asked = __atomic_load_n(&s->asked, __ATOMIC_ACQUIRE);
 	u64 rbp = f->rbp;
-	u32 n = 0;
+	u32 n;
 
 	if (asked == s->answered)
 		return false;

@@ -250,6 +250,15 @@ static void do_nothing(void *arg)
 	(void)arg;
 }
 
+/* The lowest online CPU other than self, or NO_TARGET. */
+static u32 another_online_cpu(u32 self)
+{
+	for (u32 cpu = 0; cpu < nr_cpus; cpu++)
+		if (cpu != self && online(cpu))
+			return cpu;
+	return NO_TARGET;
+}
+
 static bool in_function(u64 addr, void *fn)
 {
 	u64 off, size;
@@ -266,16 +275,14 @@ static bool in_function(u64 addr, void *fn)
 static void a_late_call_names_its_cpu_and_where_it_is(struct ktest *t)
 {
 	const struct smp_late_call *late = smp_last_late_call();
-	u32 self, target = NO_TARGET, reports, old_ms;
+	u32 self, target, reports, old_ms;
 	char tail[1024], want[96];
 	bool found = false;
 	u64 flags;
 
 	flags = irq_save();             /* stay on this CPU from here */
 	self = smp_processor_id();
-	for (u32 cpu = 0; cpu < nr_cpus && target == NO_TARGET; cpu++)
-		if (cpu != self && online(cpu))
-			target = cpu;
+	target = another_online_cpu(self);
 	if (target == NO_TARGET) {
 		irq_restore(flags);
 		KTEST_SKIP(t, "one CPU online: no other CPU to be late");
@@ -316,14 +323,12 @@ static void a_late_call_names_its_cpu_and_where_it_is(struct ktest *t)
 static void a_lost_call_ipi_is_sent_again(struct ktest *t)
 {
 	const struct smp_late_call *late = smp_last_late_call();
-	u32 self, target = NO_TARGET, reports, old_ms, ran_on = NO_TARGET;
+	u32 self, target, reports, old_ms, ran_on = NO_TARGET;
 	u64 flags;
 
 	flags = irq_save();
 	self = smp_processor_id();
-	for (u32 cpu = 0; cpu < nr_cpus && target == NO_TARGET; cpu++)
-		if (cpu != self && online(cpu))
-			target = cpu;
+	target = another_online_cpu(self);
 	if (target == NO_TARGET) {
 		irq_restore(flags);
 		KTEST_SKIP(t, "one CPU online: no other CPU to call");
