@@ -1,8 +1,9 @@
 /*
  * printk.h - the kernel's log: printk() and the consoles it writes to.
  *
- * Every message goes into a ring buffer (log_buf) and to every enabled
- * console. Each line starts with a fixed-width timestamp, "[    1.234567] ",
+ * Every message goes into a ring buffer (log_buf) and, through a FIFO
+ * written out by whichever CPU owns the consoles (kernel/printk.c), to every
+ * enabled console. Each line starts with a fixed-width timestamp, "[    1.234567] ",
  * seconds since the TSC was calibrated: the same width on every line, which
  * tools like Linux's kunit.py rely on to strip it.
  *
@@ -38,16 +39,36 @@ int vprintk(const char *fmt, va_list ap);
 
 struct console {
 	const char *name;       /* "serial" or "fb": what console= selects */
-	/* Write n bytes; '\n' ends a line. Called with the printk lock held. */
+	/*
+	 * Write n bytes; '\n' ends a line. Called only by the CPU that owns the
+	 * consoles, preemption off, interrupts as that CPU's printk() caller had
+	 * them (on in thread context): an interrupt's printk meanwhile is queued.
+	 */
 	void (*write)(struct console *con, const char *s, size_t n);
 	/* Optional: show s in place of a progress line (see printk_progress()). */
 	void (*progress)(struct console *con, const char *s);
 	bool enabled;           /* set by console_register()/console_select() */
+	u64 from;               /* printk's queue position at registration: older text came by replay */
 	struct console *next;
 };
 
 /* Add a console; with replay, first write it everything logged so far. */
 void console_register(struct console *con, bool replay);
+/* Take a console off the list, after it got what was queued; false if it was not on it. */
+bool console_unregister(struct console *con);
+/*
+ * Own the consoles (waiting for the CPU that does), for code that draws on
+ * one outside printk (the shell's scroll-back, the QR code); the unlock
+ * writes out what was queued meanwhile. Not from interrupts, and not on a
+ * CPU that owns them already.
+ */
+void console_lock(void);
+void console_unlock(void);
+/*
+ * Wait until everything queued has been written (bounded): before QEMU is
+ * left through isa-debug-exit, so no line is lost on the way out.
+ */
+void printk_flush(void);
 
 /*
  * Enable exactly the consoles console= asks for (both, serial or fb); call

@@ -252,7 +252,9 @@ void kernel_main(u64 magic, u64 info_phys)
 	sti();
 	smp_boot();
 	report_boot_time(entry_tsc);
+	console_lock();                 /* no console write meanwhile */
 	fbcon_start_drawing();          /* the screen shows the boot so far, in one pass */
+	console_unlock();
 	user_init();                    /* user space comes after SMP, as Linux's init does */
 	mm_start_deferred_init();       /* the rest of memory, a thread per node */
 	softirq_init();

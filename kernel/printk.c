@@ -1,14 +1,39 @@
 /*
  * printk.c - format a message, stamp each line with the time, keep it in
- * the log ring and write it to every enabled console.
+ * the log ring and hand it to every enabled console.
  *
  * The picture:
  *
  *   printk(fmt, ...) --vsnprintf--> line[] --stamp--> log (ring, LOG_BUF_SIZE)
- *                                                 \-> serial, framebuffer, ...
+ *                                                 \-> con_buf (FIFO) --owner--> serial, fb, ...
  *
  *   dmesg (printk_dump_log) --- log ---> consoles, not logged again
  *   fbcon's scroll-back (printk_log_copy) <--- log
+ *
+ * Two locks, as 2.6.14's kernel/printk.c had logbuf_lock and console_sem:
+ *   - printk_lock, a spinlock taken with interrupts off and held only to
+ *     copy bytes: into the log and con_buf (printk), out of con_buf (the
+ *     owner);
+ *   - console_owner, the CPU that writes to the consoles, taken by trying.
+ *     printk() queues its text in con_buf and then tries to become the
+ *     owner; if it does, it writes everything queued (its own text and
+ *     whatever other CPUs queue meanwhile) and lets go; if another CPU or
+ *     an interrupted printk on this one owns the consoles, that owner
+ *     writes the text before it lets go (2.6.14: down_trylock(&console_sem)
+ *     in printk, the loop of release_console_sem()).
+ *
+ * Where testbed departs from 2.6: the owner writes with interrupts as the
+ * caller had them, on in thread context. From Ingo Molnar's
+ * smp_processor_id() debugging patch (LKML, 17 September 2004) on,
+ * release_console_sem() dropped logbuf_lock with spin_unlock() and restored
+ * interrupts only after call_console_drivers(), so a 60-byte line at 115200
+ * baud kept interrupts off 5 ms (docs/boot.md says what was read);
+ * PREEMPT_RT's "printk: Make rt aware" (Thomas Gleixner, 19 September 2012)
+ * stopped disabling interrupts while printing to a serial console, and
+ * mainline wrote consoles from threads only with Linux 6.12's nbcon
+ * printers. Preemption stays off while a CPU owns the consoles, so
+ * no other thread of this CPU can come in half-way through a console's
+ * write; an interrupt can, and its printk only queues.
  *
  * Invariants:
  *   - a timestamp is inserted exactly at the start of each line, whatever
@@ -16,8 +41,16 @@
  *   - the log (kernel/logring.c) holds the last LOG_BUF_SIZE bytes ever
  *     logged, every level, shown or not; when it wraps, the oldest lines
  *     go and are counted (log.dropped_lines); readers start at a whole line;
- *   - consoles are called with printk_lock held and interrupts off, so
- *     lines from different CPUs never interleave within a line.
+ *   - con_buf holds the shown bytes not yet written, in the order printk
+ *     queued them: [con_tail, con_head), both counted from boot; a printk's
+ *     text goes in whole, under printk_lock, so lines from different CPUs
+ *     never interleave within a line. A printk that finds no room waits
+ *     for the owner (or becomes it), except inside the owner's own write,
+ *     where it cannot wait: those bytes are dropped and counted;
+ *   - only the owner calls a console's write(), so console drivers need no
+ *     lock of their own. A console registered late takes con_buf's bytes
+ *     from its registration on (console->from): it got the older ones in
+ *     its replay of the log.
  */
 #include "printk.h"
 #include "cmdline.h"
@@ -25,11 +58,16 @@
 #include "kstring.h"
 #include "logring.h"
 #include "param.h"
+#include "percpu.h"
 #include "spinlock.h"
 #include "time.h"
 #include "x86.h"
 
 #define LINE_MAX 1024           /* one printk call's formatted text */
+#define CON_BUF_SIZE (32 * 1024) /* text queued for the consoles */
+#define CON_CHUNK 256           /* bytes written per trip out of con_buf */
+#define STAMP_LEN 15            /* "[sssss.uuuuuu] " */
+#define NO_OWNER (~0u)
 
 static char log_buf[LOG_BUF_SIZE];
 static struct logring log = { .buf = log_buf, .size = LOG_BUF_SIZE };
@@ -37,6 +75,11 @@ static bool printk_at_line_start = true;
 static struct console *consoles;
 static struct spinlock printk_lock = SPINLOCK_INIT("printk");
 static bool panic_mode;
+
+static char con_buf[CON_BUF_SIZE];
+static u64 con_head, con_tail;          /* bytes ever queued, ever taken out (printk_lock) */
+static u64 con_dropped;                 /* bytes a printk inside a console write could not queue */
+static u32 console_owner = NO_OWNER;    /* the CPU writing to the consoles */
 
 /* loglevel=N: consoles show messages more urgent than N (Linux's meaning). */
 static u64 console_loglevel = CONSOLE_LOGLEVEL;
@@ -52,39 +95,31 @@ static bool console_wanted(const struct console *c)
 	return console_mode == 0 || !strcmp(c->name, console_mode_names[console_mode]);
 }
 
-/* TSC cycles spent in consoles' write(), under the printk lock: printk_console_cycles(). */
+/* TSC cycles spent in consoles' write(), by whichever CPU owned them: printk_console_cycles(). */
 static u64 console_cycles;
+
+static u64 con_room(void)
+{
+	return CON_BUF_SIZE - (con_head - con_tail);
+}
+
+/* Queue s[0..n) for the consoles, or count it dropped if it does not fit. printk_lock held. */
+static void con_put(const char *s, size_t n)
+{
+	if (n > con_room()) {
+		con_dropped += n;
+		return;
+	}
+	for (size_t i = 0; i < n; i++)
+		con_buf[(con_head + i) % CON_BUF_SIZE] = s[i];
+	__atomic_store_n(&con_head, con_head + n, __ATOMIC_SEQ_CST);
+}
 
 static void emit(const char *s, size_t n, bool to_consoles)
 {
 	logring_put(&log, s, n);
-	if (!to_consoles)
-		return;
-	u64 t0 = rdtsc();
-	for (struct console *c = consoles; c; c = c->next)
-		if (c->enabled)
-			c->write(c, s, n);
-	console_cycles += rdtsc() - t0;
-}
-
-bool printk_console_shows(int level)
-{
-	return (u64)level < console_loglevel && consoles;
-}
-
-u64 printk_console_cycles(void)
-{
-	return __atomic_load_n(&console_cycles, __ATOMIC_RELAXED);
-}
-
-/* "[    1.234567] ": seconds right-aligned in 5 columns, then microseconds. */
-static void emit_stamp(bool to_consoles)
-{
-	u64 ns = ktime_ns();
-	char stamp[32];
-	int n = snprintf(stamp, sizeof(stamp), "[%5llu.%06llu] ", (ns / 1000000000),
-			 (ns % 1000000000 / 1000));
-	emit(stamp, (size_t)n, to_consoles);
+	if (to_consoles)
+		con_put(s, n);
 }
 
 /* Take the printk lock; false if panic mode gave up waiting for it. */
@@ -111,6 +146,175 @@ static void unlock(u64 flags, bool locked)
 	irq_restore(flags);
 }
 
+/* --- the consoles' owner ---------------------------------------------------------- */
+
+static bool console_trylock(void)
+{
+	u32 expected = NO_OWNER;
+
+	lock_preempt_off();     /* no switch while this CPU owns the consoles */
+	if (__atomic_compare_exchange_n(&console_owner, &expected, smp_processor_id(), false,
+					__ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+		return true;
+	lock_preempt_on();
+	return false;
+}
+
+static bool this_cpu_owns_consoles(void)
+{
+	return __atomic_load_n(&console_owner, __ATOMIC_RELAXED) == smp_processor_id();
+}
+
+/* Write c the chunk that starts at con_buf position pos, from its console->from on. */
+static void write_chunk(struct console *c, const char *chunk, size_t n, u64 pos)
+{
+	size_t skip = c->from > pos ? (size_t)MIN(c->from - pos, (u64)n) : 0;
+
+	if (c->enabled && n > skip)
+		c->write(c, chunk + skip, n - skip);
+}
+
+/*
+ * The owner writes out everything queued, a chunk at a time: the chunk
+ * leaves con_buf under printk_lock, interrupts off; the write runs with
+ * interrupts as the caller had them. Text queued meanwhile, on any CPU,
+ * is written in the same loop.
+ */
+static void console_drain(void)
+{
+	char chunk[CON_CHUNK];
+
+	for (;;) {
+		u64 flags;
+		bool locked = lock(&flags);     /* in a panic, not forever */
+		u64 pos = con_tail, dropped = con_dropped;
+		size_t n = (size_t)MIN(con_head - con_tail, (u64)sizeof(chunk));
+
+		for (size_t i = 0; i < n; i++)
+			chunk[i] = con_buf[(pos + i) % CON_BUF_SIZE];
+		con_tail += n;
+		con_dropped = 0;
+		unlock(flags, locked);
+		if (!n && !dropped)
+			return;
+		u64 t0 = rdtsc();
+
+		for (struct console *c = consoles; c; c = c->next) {
+			if (dropped && c->enabled) {
+				char note[64];
+				int len = snprintf(note, sizeof(note),
+						   "\n** %llu bytes for the consoles dropped **\n", dropped);
+
+				c->write(c, note, (size_t)len);
+			}
+			write_chunk(c, chunk, n, pos);
+		}
+		__atomic_add_fetch(&console_cycles, rdtsc() - t0, __ATOMIC_RELAXED);
+	}
+}
+
+/*
+ * Let go of the consoles. Text queued after the owner's last look is
+ * written by whoever takes them next: here, if nobody else has (as
+ * console_unlock() retries). The store and the load are sequentially
+ * consistent, so a printk that queued text and failed to take the
+ * consoles is seen by the owner that held them.
+ */
+static void console_release(void)
+{
+	__atomic_store_n(&console_owner, NO_OWNER, __ATOMIC_SEQ_CST);
+	lock_preempt_on();
+}
+
+static bool con_pending(void)
+{
+	return __atomic_load_n(&con_head, __ATOMIC_SEQ_CST) !=
+	       __atomic_load_n(&con_tail, __ATOMIC_SEQ_CST) ||
+	       __atomic_load_n(&con_dropped, __ATOMIC_SEQ_CST);
+}
+
+/* Write what is queued if no CPU owns the consoles; otherwise their owner will. */
+static void console_print_pending(void)
+{
+	while (con_pending() && console_trylock()) {
+		console_drain();
+		console_release();
+	}
+}
+
+void console_lock(void)
+{
+	while (!console_trylock())
+		cpu_relax();
+}
+
+void console_unlock(void)
+{
+	console_drain();
+	console_release();
+	console_print_pending();
+}
+
+static void console_take_over(void);
+
+void printk_flush(void)
+{
+	if (panic_mode) {
+		console_take_over();
+		return;
+	}
+	for (u64 i = 0; con_pending() && i < 100000000ULL; i++) {
+		if (this_cpu_owns_consoles())
+			return;         /* inside a console write: the owner goes on after it */
+		console_print_pending();
+		cpu_relax();
+	}
+}
+
+bool printk_console_shows(int level)
+{
+	return (u64)level < console_loglevel && consoles;
+}
+
+u64 printk_console_cycles(void)
+{
+	return __atomic_load_n(&console_cycles, __ATOMIC_RELAXED);
+}
+
+/* "[    1.234567] ": seconds right-aligned in 5 columns, then microseconds. */
+static void emit_stamp(bool to_consoles)
+{
+	u64 ns = ktime_ns();
+	char stamp[32];
+	int n = snprintf(stamp, sizeof(stamp), "[%5llu.%06llu] ", (ns / 1000000000),
+			 (ns % 1000000000 / 1000));
+	emit(stamp, (size_t)n, to_consoles);
+}
+
+
+/* Bytes line[0..n) takes in con_buf, with a stamp for every line it starts. */
+static u64 con_bytes_for(const char *line, int n)
+{
+	u64 stamps = printk_at_line_start ? 1 : 0;
+
+	for (int i = 0; i + 1 < n; i++)
+		stamps += line[i] == '\n';
+	return (u64)n + stamps * STAMP_LEN;
+}
+
+/*
+ * Panic: the consoles' owner may be a CPU that will never let go; this one
+ * takes them over, as 2.6.14's printk re-initialised console_sem when
+ * oops_in_progress was set.
+ */
+static void console_take_over(void)
+{
+	lock_preempt_off();
+	__atomic_store_n(&console_owner, smp_processor_id(), __ATOMIC_SEQ_CST);
+	console_drain();
+	console_release();
+}
+
 int vprintk(const char *fmt, va_list ap)
 {
 	char line[LINE_MAX];
@@ -129,8 +333,17 @@ int vprintk(const char *fmt, va_list ap)
 		line[n - 1] = '\n';
 	}
 
-	bool locked = lock(&flags);
 	bool show = (u64)level < console_loglevel;
+	bool locked = lock(&flags);
+
+	/* No room for it in con_buf: write some out (or wait for the owner to). */
+	while (show && locked && !panic_mode && con_bytes_for(line, n) > con_room() &&
+	       !this_cpu_owns_consoles()) {
+		unlock(flags, locked);
+		console_print_pending();
+		cpu_relax();
+		locked = lock(&flags);
+	}
 	p = line;
 	while (p < line + n) {
 		const char *nl = memchr(p, '\n', (size_t)(line + n - p));
@@ -143,6 +356,10 @@ int vprintk(const char *fmt, va_list ap)
 		p += len;
 	}
 	unlock(flags, locked);
+	if (panic_mode)
+		console_take_over();
+	else
+		console_print_pending();
 	return n;
 }
 
@@ -161,22 +378,26 @@ void printk_progress(const char *fmt, ...)
 {
 	char line[160];
 	va_list ap;
-	u64 flags;
 
 	va_start(ap, fmt);
 	vsnprintf(line, sizeof(line), fmt, ap);
 	va_end(ap);
-	bool locked = lock(&flags);
+	if (!console_trylock())
+		return;         /* someone is printing: their text takes the line's place anyway */
+	console_drain();        /* the text queued before it goes first */
 	for (struct console *c = consoles; c; c = c->next)
 		if (c->enabled && c->progress)
 			c->progress(c, line);
-	unlock(flags, locked);
+	console_release();
+	console_print_pending();
 }
 
 void console_register(struct console *con, bool replay)
 {
 	u64 flags;
 
+	console_lock();
+	console_drain();        /* what is queued goes to the consoles there were */
 	bool locked = lock(&flags);
 	con->enabled = console_wanted(con);
 	if (replay && con->enabled) {
@@ -188,11 +409,30 @@ void console_register(struct console *con, bool replay)
 
 		while ((n = logring_copy(&log, pos, log.total, chunk, sizeof(chunk), &pos)))
 			con->write(con, chunk, n);
-		console_cycles += rdtsc() - t0;         /* a replay is console time too */
+		__atomic_add_fetch(&console_cycles, rdtsc() - t0, __ATOMIC_RELAXED); /* a replay too */
 	}
+	con->from = con_head;   /* the replay had everything queued before now */
 	con->next = consoles;
 	consoles = con;
 	unlock(flags, locked);
+	console_unlock();
+}
+
+bool console_unregister(struct console *con)
+{
+	bool found = false;
+
+	console_lock();
+	console_drain();        /* it gets what was queued while it was there */
+	for (struct console **pp = &consoles; *pp; pp = &(*pp)->next) {
+		if (*pp == con) {
+			*pp = con->next;
+			found = true;
+			break;
+		}
+	}
+	console_unlock();
+	return found;
 }
 
 void console_select(void)
@@ -272,14 +512,17 @@ void printk_dump_log(u64 last_lines)
 	end = log.total;
 	pos = last_lines ? logring_last_lines(&log, last_lines) : 0;
 	unlock(flags, locked);
-	do {    /* chunk by chunk, so other CPUs' lines can get in between */
+	console_lock();
+	do {    /* chunk by chunk, with other CPUs' lines written in between */
+		console_drain();
 		locked = lock(&flags);
 		n = logring_copy(&log, pos, end, chunk, sizeof(chunk), &pos);
+		unlock(flags, locked);
 		for (struct console *c = consoles; c; c = c->next)
 			if (c->enabled && n)
 				c->write(c, chunk, n);
-		unlock(flags, locked);
 	} while (n);
+	console_unlock();
 	printk_log_stats(&kept, &total, &dropped);
 	printk("dmesg: %llu bytes kept of %llu logged; %llu older lines dropped (the log keeps %u KiB)\n",
 	       kept, total, dropped, LOG_BUF_SIZE / 1024);

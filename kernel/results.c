@@ -83,6 +83,15 @@ const char *results_text(void)
 	return text;
 }
 
+/* Draw it owning the consoles: no console write draws meanwhile. */
+static bool draw_qr_owning_consoles(const struct qr_code *code)
+{
+	console_lock();
+	bool drawn = fbcon_draw_qr(code);
+	console_unlock();
+	return drawn;
+}
+
 void results_show(void)
 {
 	const char *line = text;
@@ -100,6 +109,6 @@ void results_show(void)
 	printk("qr: end\n");
 	if (qr_encode((const u8 *)text, len, QR_ECC_M, -1, &qr))
 		pr_warn("qr: %zu bytes do not fit in a QR code\n", len);      /* cannot happen */
-	else if (!fbcon_draw_qr(&qr))
+	else if (!draw_qr_owning_consoles(&qr))
 		pr_info("qr: no pixel framebuffer here: the results are on the consoles only\n");
 }

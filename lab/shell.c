@@ -393,7 +393,20 @@ static void scroll_back(int key)
 
 	fbcon_get_info(&info);
 	int step = (int)(info.rows > 4 ? info.rows - 2 : 1) / ((key & KEY_SHIFT) ? 2 : 1);
+	console_lock();         /* no console write draws on the screen meanwhile */
 	fbcon_view_scroll((key & ~KEY_SHIFT) == KEY_PGUP ? step : -step);
+	console_unlock();
+}
+
+/* The live screen again (the view and the QR code gone), owning the consoles. */
+static void screen_live(bool hide_qr)
+{
+	console_lock();
+	if (hide_qr)
+		fbcon_hide_qr();
+	else
+		fbcon_view_live();
+	console_unlock();
 }
 
 /* The next input from any keyboard or the serial port: a byte or a KEY_ code. */
@@ -423,14 +436,14 @@ static int next_byte(void)
 	for (;;) {
 		int c = raw_byte();
 
-		fbcon_hide_qr();
+		screen_live(true);
 		if ((c & ~KEY_SHIFT) == KEY_PGUP || (c & ~KEY_SHIFT) == KEY_PGDN) {
 			scroll_back(c);
 			continue;
 		}
 		if (c == 27)
 			return c;
-		fbcon_view_live();
+		screen_live(false);
 		if (c <= 0xff)
 			return c;
 	}
@@ -466,7 +479,7 @@ static void read_line(char *line)
 		}
 		if (c == 27) {                          /* ESC [ A / B: history; ESC [ 5 ~ / 6 ~: pages */
 			if (raw_byte() != '[') {
-				fbcon_view_live();
+				screen_live(false);
 				continue;
 			}
 			int k = raw_byte(), number = 0;
@@ -478,7 +491,7 @@ static void read_line(char *line)
 				scroll_back(number == 5 ? KEY_PGUP : KEY_PGDN);
 				continue;
 			}
-			fbcon_view_live();
+			screen_live(false);
 			if (k == 'A' && back < history_count && back < SHELL_HISTORY) {
 				back++;
 				replace_line(line, &len, history[(history_count - back) % SHELL_HISTORY]);

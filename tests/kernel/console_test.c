@@ -9,7 +9,9 @@
 #include "logring.h"
 #include "mb2.h"
 #include "param.h"
+#include "percpu.h"
 #include "printk.h"
+#include "sched.h"
 #include "serial.h"
 #include "time.h"
 #include "x86.h"
@@ -292,6 +294,186 @@ static void serial_waits_once_per_fifo_load(struct ktest *t)
 		EXPECT_TRUE(t, reads >= bytes);
 }
 
+
+/*
+ * A console of the tests' own, "probe": it keeps what it is given and, per
+ * write(), the CPU and whether interrupts were on, and on request prints a
+ * line from inside a write (as an interrupt handler may while this CPU
+ * writes to the consoles) or holds a write until released.
+ */
+#define PROBE_WRITES 64
+
+static struct {
+	char out[2048];
+	u32 n;                          /* bytes in out[] */
+	u32 writes;
+	u32 write_start[PROBE_WRITES];  /* where each write's bytes begin in out[] */
+	u32 write_cpu[PROBE_WRITES];
+	bool write_irqs_on[PROBE_WRITES];
+	const char *nest_after;         /* a write with this text prints nest_line */
+	const char *nest_line;
+	const char *hold_at;            /* a write with this text waits for release */
+	volatile bool holding, released, saw_release;
+} probe;
+
+static bool contains(const char *s, size_t n, const char *what)
+{
+	size_t w = strlen(what);
+
+	for (size_t i = 0; i + w <= n; i++)
+		if (!memcmp(s + i, what, w))
+			return true;
+	return false;
+}
+
+static void probe_write(struct console *con, const char *s, size_t n)
+{
+	(void)con;
+	if (probe.writes < PROBE_WRITES) {
+		probe.write_start[probe.writes] = probe.n;
+		probe.write_cpu[probe.writes] = smp_processor_id();
+		probe.write_irqs_on[probe.writes] = read_rflags() & RFLAGS_IF;
+		probe.writes++;
+	}
+	for (size_t i = 0; i < n && probe.n + 1 < sizeof(probe.out); i++)
+		probe.out[probe.n++] = s[i];
+	probe.out[probe.n] = '\0';
+	if (probe.nest_after && contains(s, n, probe.nest_after)) {
+		probe.nest_after = NULL;
+		printk("%s", probe.nest_line);
+	}
+	if (probe.hold_at && contains(s, n, probe.hold_at)) {
+		u64 until = ktime_ns() + 2000000000ULL; /* a bound, not a measure */
+
+		probe.hold_at = NULL;
+		probe.holding = true;
+		while (!probe.released && ktime_ns() < until)
+			cpu_relax();
+		probe.saw_release = probe.released;
+		probe.holding = false;
+	}
+}
+
+static struct console probe_console = { .name = "probe", .write = probe_write };
+
+static void probe_start(void)
+{
+	memset(&probe, 0, sizeof(probe));
+	console_register(&probe_console, false);
+	probe_console.enabled = true;   /* whatever console= chose */
+}
+
+/* The write that wrote out[at]: its index, or -1. */
+static int probe_write_at(const char *at)
+{
+	u32 off = (u32)(at - probe.out);
+	int w = -1;
+
+	for (u32 i = 0; i < probe.writes && i < PROBE_WRITES; i++)
+		if (probe.write_start[i] <= off)
+			w = (int)i;
+	return w;
+}
+
+/*
+ * The consoles are written with interrupts as printk()'s caller had them:
+ * on in a thread, off where the caller had turned them off. 2.6.14 kept
+ * them off for every write (a 60-byte line at 115200 baud is 5 ms).
+ */
+static void consoles_write_with_interrupts_as_the_caller_had_them(struct ktest *t)
+{
+	if (!printk_console_shows(6))
+		KTEST_SKIP(t, "loglevel= hides info lines from the consoles");
+	probe_start();
+	pr_info("console_test: written with interrupts on\n");
+	u64 flags = irq_save();
+	pr_info("console_test: written with interrupts off\n");
+	irq_restore(flags);
+	console_unregister(&probe_console);
+
+	const char *on = strstr(probe.out, "with interrupts on");
+	const char *off = strstr(probe.out, "with interrupts off");
+	ASSERT_TRUE(t, on && off);
+	int w_on = probe_write_at(on), w_off = probe_write_at(off);
+	ASSERT_TRUE(t, w_on >= 0 && w_off >= 0);
+	EXPECT_EQ(t, probe.write_cpu[w_on], smp_processor_id());       /* nobody else printed it */
+	EXPECT_TRUE(t, probe.write_irqs_on[w_on]);
+	EXPECT_FALSE(t, probe.write_irqs_on[w_off]);
+}
+
+/*
+ * A printk from inside a console's write (an interrupt's, while this CPU
+ * writes) is queued, not written half-way through: it comes whole after
+ * the line being written, before the outer printk() returns.
+ */
+static void a_printk_inside_a_console_write_comes_after_it(struct ktest *t)
+{
+	if (!printk_console_shows(6))
+		KTEST_SKIP(t, "loglevel= hides info lines from the consoles");
+	probe_start();
+	probe.nest_after = "console_test: the outer line";
+	probe.nest_line = "console_test: the line printed inside the write\n";
+	pr_info("console_test: the outer line, being written\n");
+	char seen[sizeof(probe.out)];
+	memcpy(seen, probe.out, sizeof(seen));  /* as the outer printk() left it */
+	console_unregister(&probe_console);
+
+	const char *outer = strstr(seen, "console_test: the outer line, being written\n");
+	const char *inner = strstr(seen, "console_test: the line printed inside the write\n");
+	ASSERT_TRUE(t, outer != NULL);
+	ASSERT_TRUE(t, inner != NULL);
+	EXPECT_TRUE(t, inner > outer);
+	EXPECT_EQ(t, inner[-2], ']');           /* a line of its own, stamped */
+}
+
+static void print_held_line(void *arg)
+{
+	(void)arg;
+	pr_info("console_test: a line another CPU is slow to write\n");
+}
+
+/*
+ * While another CPU owns the consoles (its write held here), this CPU's
+ * printk() queues its line and returns: the owner writes it after its own.
+ * With one lock held across the writes, it would wait for the owner's
+ * write, and the owner would never see it return.
+ */
+static void a_printk_does_not_wait_for_another_cpus_console_write(struct ktest *t)
+{
+	u32 self = smp_processor_id(), other = MAX_CPUS;
+
+	if (!printk_console_shows(6))
+		KTEST_SKIP(t, "loglevel= hides info lines from the consoles");
+	for (u32 cpu = 0; cpu < nr_cpus && other == MAX_CPUS; cpu++)
+		if (cpu != self && percpu[cpu].online)
+			other = cpu;
+	if (other == MAX_CPUS)
+		KTEST_SKIP(t, "one CPU");
+	probe_start();
+	probe.hold_at = "another CPU is slow to write";
+	struct thread *th = thread_create("console_holder", print_held_line, NULL, other);
+	ASSERT_TRUE(t, th != NULL);
+	u64 until = ktime_ns() + 5000000000ULL;
+	while (!probe.holding && ktime_ns() < until)
+		msleep(1);
+	bool held = probe.holding;
+
+	pr_info("console_test: a line printed meanwhile\n");
+	probe.released = true;
+	thread_join(th);
+	console_unregister(&probe_console);
+
+	ASSERT_TRUE(t, held);
+	EXPECT_TRUE(t, probe.saw_release);      /* printk() came back while the write went on */
+	const char *slow = strstr(probe.out, "another CPU is slow to write");
+	const char *mine = strstr(probe.out, "a line printed meanwhile");
+	ASSERT_TRUE(t, slow && mine);
+	EXPECT_TRUE(t, mine > slow);
+	int w = probe_write_at(mine);
+	ASSERT_TRUE(t, w >= 0);
+	EXPECT_EQ(t, probe.write_cpu[w], other);        /* the owner wrote it */
+}
+
 static const struct ktest_case console_cases[] = {
 	KTEST(the_screen_shows_every_cell_of_the_grid),        /* first: before any full redraw */
 	KTEST(log_keeps_what_printk_said),
@@ -307,6 +489,9 @@ static const struct ktest_case console_cases[] = {
 	KTEST(progress_line_is_shown_not_logged),
 	KTEST(long_lines_wrap_at_a_word),
 	KTEST(serial_waits_once_per_fifo_load),
+	KTEST(consoles_write_with_interrupts_as_the_caller_had_them),
+	KTEST(a_printk_inside_a_console_write_comes_after_it),
+	KTEST(a_printk_does_not_wait_for_another_cpus_console_write),
 	{},
 };
 KTEST_SUITE(console, console_cases);
