@@ -128,11 +128,13 @@ bool vm_map_user(u64 va, u64 pa, u64 size, bool writable, bool exec);
 void vm_unmap_user(u64 va, u64 size);
 
 /*
- * From now on take page-table pages from alloc (a zeroed page's physical
- * address, 0 when out) instead of the boot pool: set once the page
- * allocator runs.
+ * From now on take page-table pages from alloc (a zeroed page of the page
+ * allocator: its physical address, 0 when out; one left over is given
+ * back with free_pages()) instead of the boot pool: set once the page
+ * allocator runs. alloc runs before vm_lock is taken, with interrupts as
+ * the mapping's caller has them. Returns the allocator it replaces.
  */
-void vm_set_pt_allocator(u64 (*alloc)(void));
+u64 (*vm_set_pt_allocator(u64 (*alloc)(void)))(void);
 
 /*
  * A kernel stack of size bytes (a multiple of PAGE_SIZE, at most

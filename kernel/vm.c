@@ -16,7 +16,12 @@
  * Page-table pages come from a fixed pool in .bss (EARLY_PT_PAGES) until
  * the page allocator runs, then from it: the pool is enough for the image,
  * 64 GiB of RAM with 2 MiB pages (any amount with 1 GiB pages) and the
- * boot's devices. Running out is reported, never fatal.
+ * boot's devices. Running out is reported, never fatal. From the page
+ * allocator they are taken before vm_lock (map_unlocked_alloc()), as
+ * Linux's __pte_alloc() allocates a table outside the page-table lock and
+ * installs it under the lock only if it is still needed: zeroing a page,
+ * under QEMU the host's first touch of it, stays out of the window with
+ * interrupts off.
  *
  * Invariants:
  *   - intermediate entries are always present|writable and never NX; the
@@ -61,6 +66,19 @@ static unsigned level_index(u64 va, int level)
 }
 
 static u64 (*pt_allocator)(void);     /* after boot: the page allocator */
+
+/*
+ * Tables allocated before vm_lock was taken, for one mapping: pt_alloc()
+ * takes from here while pt_reserve_in_use points at it (vm_lock held), and
+ * when it is empty says so (short_of_tables) instead of allocating.
+ */
+#define PT_RESERVE 3            /* a PDPT, a PD and a PT: all a 4 KiB page can lack */
+struct pt_reserve {
+	u64 pa[PT_RESERVE];
+	u32 n;
+	bool short_of_tables;
+};
+static struct pt_reserve *pt_reserve_in_use;    /* vm_lock */
 static u64 pages_kept[MAX_NODES];       /* per node: stacks and page tables (vm_pages_kept) */
 
 void vm_count_kept(u64 pa, s64 pages)
@@ -76,16 +94,30 @@ u64 vm_pages_kept(int node)
 	return node >= 0 && node < MAX_NODES ? __atomic_load_n(&pages_kept[node], __ATOMIC_RELAXED) : 0;
 }
 
-void vm_set_pt_allocator(u64 (*alloc)(void))
+u64 (*vm_set_pt_allocator(u64 (*alloc)(void)))(void)
 {
+	u64 (*old)(void) = pt_allocator;
+
 	pt_allocator = alloc;
+	return old;
 }
 
 /* A zeroed page-table page, as a physical address; 0 when none is left. */
 static u64 pt_alloc(void)
 {
 	static bool warned;
+	struct pt_reserve *r = pt_reserve_in_use;
 
+	if (r) {
+		if (!r->n) {
+			r->short_of_tables = true;
+			return 0;
+		}
+		u64 pa = r->pa[--r->n];
+
+		vm_count_kept(pa, 1);
+		return pa;
+	}
 	if (pt_allocator) {
 		u64 pa = pt_allocator();
 		if (pa)
@@ -214,6 +246,44 @@ static bool map_range(u64 va, u64 pa, u64 size, u64 flags, bool allow_large)
 	return true;
 }
 
+/*
+ * map_range() under vm_lock with the tables it needs allocated before: a
+ * try with what the reserve holds; short of a table, vm_lock is let go,
+ * the reserve filled (interrupts as the caller has them) and the range
+ * tried again, map_range() skipping what is mapped already. What is left
+ * in the reserve goes back. Before the page allocator runs, the early
+ * pool serves under the lock as before.
+ */
+static bool map_unlocked_alloc(u64 va, u64 pa, u64 size, u64 flags, bool allow_large)
+{
+	struct pt_reserve r = { .n = 0 };
+	bool ok;
+
+	for (;;) {
+		u64 irq = spin_lock_irqsave(&vm_lock);
+
+		r.short_of_tables = false;
+		pt_reserve_in_use = pt_allocator ? &r : NULL;
+		ok = map_range(va, pa, size, flags, allow_large);
+		pt_reserve_in_use = NULL;
+		spin_unlock_irqrestore(&vm_lock, irq);
+		if (ok || !r.short_of_tables)
+			break;
+		while (r.n < PT_RESERVE) {
+			u64 table = pt_allocator();
+
+			if (!table)
+				break;
+			r.pa[r.n++] = table;
+		}
+		if (!r.n)
+			break;          /* no memory for a table: ok stays false */
+	}
+	while (r.n)
+		free_pages(phys_to_page(r.pa[--r.n]), 0);
+	return ok;
+}
+
 static void unmap_page(u64 va)
 {
 	u64 *e = walk_create(va, 1);
@@ -325,11 +395,8 @@ bool vm_map_user(u64 va, u64 pa, u64 size, bool writable, bool exec)
 	if (!IS_ALIGNED(va | pa | size, PAGE_SIZE) || va >= USER_TOP || size > USER_TOP - va)
 		return false;
 	u64 flags = PTE_P | PTE_U | (writable ? PTE_W : 0) | (exec ? 0 : pte_nx);
-	u64 irq = spin_lock_irqsave(&vm_lock);
-	bool ok = map_range(va, pa, size, flags, false);
 
-	spin_unlock_irqrestore(&vm_lock, irq);
-	return ok;
+	return map_unlocked_alloc(va, pa, size, flags, false);
 }
 
 void vm_unmap_user(u64 va, u64 size)
@@ -360,9 +427,7 @@ void *ioremap(u64 pa, u64 size, enum vm_cache cache)
 		return NULL;
 	}
 	flags = PTE_P | PTE_W | PTE_G | pte_nx | cache_bits(cache);
-	u64 irq = spin_lock_irqsave(&vm_lock);
-	ok = map_range(PAGE_OFFSET + base, base, end - base, flags, true);
-	spin_unlock_irqrestore(&vm_lock, irq);
+	ok = map_unlocked_alloc(PAGE_OFFSET + base, base, end - base, flags, true);
 	if (!ok) {
 		pr_err("vm: ioremap 0x%llx+0x%llx: out of page tables\n", pa, size);
 		return NULL;
@@ -421,9 +486,8 @@ static bool map_fresh_stack(u64 top, u64 pages, int node)
 		struct page *p = alloc_pages(0, node, 0);
 		if (!p)
 			return false;   /* the pages mapped so far stay with the slot */
-		u64 irq = spin_lock_irqsave(&vm_lock);
-		bool ok = map_range(top - i * PAGE_SIZE, page_to_phys(p), PAGE_SIZE, flags, false);
-		spin_unlock_irqrestore(&vm_lock, irq);
+		bool ok = map_unlocked_alloc(top - i * PAGE_SIZE, page_to_phys(p), PAGE_SIZE,
+					     flags, false);
 		if (!ok) {
 			free_pages(p, 0);
 			return false;

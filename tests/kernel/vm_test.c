@@ -4,6 +4,7 @@
 #include "kstring.h"
 #include "ktest.h"
 #include "memmap.h"
+#include "page_alloc.h"
 #include "vm.h"
 #include "x86.h"
 
@@ -162,6 +163,51 @@ static void ioremap_rejects_addresses_past_the_direct_map(struct ktest *t)
 	EXPECT_TRUE(t, ioremap(~0UL - 10, 100, VM_UC) == NULL);
 }
 
+/* A page-table allocator that notes how it was called. */
+static struct {
+	u64 (*real)(void);
+	u32 calls, with_interrupts_off;
+} pt_probe;
+
+static u64 probing_pt_alloc(void)
+{
+	pt_probe.calls++;
+	if (!(read_rflags() & RFLAGS_IF))
+		pt_probe.with_interrupts_off++;
+	return pt_probe.real();
+}
+
+/*
+ * A user mapping that needs new page tables allocates them before vm_lock
+ * (and its interrupts-off window), as Linux's __pte_alloc() does: here
+ * with interrupts on, in a region no table covered yet (the top 512 GiB
+ * of the user half, which testbed never maps). Two pages on either side
+ * of a 2 MiB boundary need four tables (a PDPT, a PD, two PTs), more than
+ * one trip out of the lock brings: the mapping is finished on the next.
+ */
+static void page_tables_are_allocated_with_interrupts_on(struct ktest *t)
+{
+	u64 va = USER_TOP - (1UL << 39) + 0x400000 - PAGE_SIZE, pa = 0;
+	struct page *page = alloc_pages(1, NODE_ANY, ALLOC_ZERO);
+
+	ASSERT_TRUE(t, page != NULL);
+	pa = page_to_phys(page);
+	ASSERT_TRUE(t, vm_translate(va, NULL, NULL) == (u64)-1);
+	pt_probe = (typeof(pt_probe)){ .real = vm_set_pt_allocator(probing_pt_alloc) };
+	bool ok = vm_map_user(va, pa, 2 * PAGE_SIZE, true, false);
+	vm_set_pt_allocator(pt_probe.real);
+	u64 got = vm_translate(va, NULL, NULL), got2 = vm_translate(va + PAGE_SIZE, NULL, NULL);
+
+	vm_unmap_user(va, 2 * PAGE_SIZE);
+	free_pages(page, 1);
+	EXPECT_TRUE(t, ok);
+	EXPECT_EQ(t, got, pa);
+	EXPECT_EQ(t, got2, pa + PAGE_SIZE);
+	EXPECT_GE(t, pt_probe.calls, 4);        /* the region had no tables: four were made */
+	EXPECT_EQ(t, pt_probe.with_interrupts_off, 0);
+	EXPECT_EQ(t, vm_translate(va, NULL, NULL), (u64)-1);
+}
+
 static const struct ktest_case vm_cases[] = {
 	KTEST(text_is_read_only_and_executable),
 	KTEST(rodata_is_read_only),
@@ -175,6 +221,7 @@ static const struct ktest_case vm_cases[] = {
 	KTEST(ioremap_maps_high_mmio_uncached),
 	KTEST(memremap_of_ram_keeps_the_mapping),
 	KTEST(ioremap_rejects_addresses_past_the_direct_map),
+	KTEST(page_tables_are_allocated_with_interrupts_on),
 	{},
 };
 KTEST_SUITE(vm, vm_cases);
