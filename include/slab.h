@@ -48,6 +48,7 @@ struct kmem_cache {
 	u64 nr_slabs;
 	u64 active;             /* objects out of the slabs: handed out, or in a magazine */
 	u64 unmagazined_allocs, unmagazined_frees;      /* under the lock, no magazine */
+	u64 grown_irqs_off;     /* slabs made with interrupts off: the allocation's caller had them off */
 	u64 poison_errors;      /* SLAB_POISON: corrupted free objects found */
 	void *magazines;        /* nr_magazines of them, magazine_stride bytes apart; or NULL */
 	u32 nr_magazines, magazine_stride, magazine_order;
@@ -76,6 +77,7 @@ struct kmem_cache_stats {
 	u64 active;             /* out of the slabs: in_use + cached */
 	u64 slabs, objects;     /* slabs, and the objects they hold (used or not) */
 	u64 allocs, frees;      /* kmem_cache_alloc()s and frees since the cache was made */
+	u64 grown_irqs_off;     /* slabs made with interrupts off (a caller that had them off) */
 };
 void kmem_cache_get_stats(const struct kmem_cache *cache, struct kmem_cache_stats *st);
 u64 kmem_cache_in_use(const struct kmem_cache *cache);  /* kmem_cache_get_stats()'s in_use */

@@ -30,7 +30,12 @@
  * from the slabs, a full one gives its batchcount oldest (the bottom) back,
  * each under the cache lock, once per batchcount calls; the lock is held
  * only to move objects (a new slab is made, an empty one given back, and
- * a flushed object's slab looked up, with the lock dropped), and a batch
+ * a flushed object's slab looked up, with the lock dropped; a new slab
+ * with interrupts as the allocation's caller had them, as SLAB's
+ * cache_grow() enabled them around kmem_getpages() for a caller that may
+ * wait (mm/slab.c, read in copies from before and after 2.6.14's per-node
+ * lists), so writing a fresh slab's free list is no interrupts-off window
+ * for a caller in a thread), and a batch
  * takes it by trying, with interrupts on while it waits, as 2.6.14's x86
  * spin_lock_irqsave() did (lock_for_batch() says why). An object goes to
  * the magazine of the CPU that frees it, whichever CPU took it (RCU
@@ -201,6 +206,8 @@ static struct page *new_slab(struct kmem_cache *c)
 
 	if (!slab)
 		return NULL;
+	if (!(read_rflags() & RFLAGS_IF))
+		__atomic_add_fetch(&c->grown_irqs_off, 1, __ATOMIC_RELAXED);
 	u8 *base = page_address(slab);
 
 	for (u32 i = 0; i < 1u << c->order; i++) {
@@ -476,7 +483,19 @@ __hot_batch static u32 refill(struct kmem_cache *c, struct kmem_magazine *m, u64
 	while (m->avail < m->batchcount) {
 		if (list_empty(&c->partial)) {
 			spin_unlock(&c->lock);
+			/*
+			 * Interrupts as the caller had them while the slab is
+			 * made, as SLAB's cache_grow() enabled them around
+			 * kmem_getpages() for a caller that may wait: its
+			 * pages are written for the first time here (under
+			 * QEMU, a host fault each). Preemption stays off: the
+			 * magazine is this CPU's.
+			 */
+			lock_preempt_off();
+			irq_restore(irq);
 			struct page *slab = new_slab(c);
+			irq_save();
+			lock_preempt_on();
 			lock_for_batch(c, irq);
 			if (!slab)
 				break;
@@ -693,6 +712,7 @@ void kmem_cache_get_stats(const struct kmem_cache *c, struct kmem_cache_stats *s
 		.active = __atomic_load_n(&c->active, __ATOMIC_RELAXED),
 		.slabs = __atomic_load_n(&c->nr_slabs, __ATOMIC_RELAXED),
 		.allocs = __atomic_load_n(&c->unmagazined_allocs, __ATOMIC_RELAXED),
+		.grown_irqs_off = __atomic_load_n(&c->grown_irqs_off, __ATOMIC_RELAXED),
 		.frees = __atomic_load_n(&c->unmagazined_frees, __ATOMIC_RELAXED),
 	};
 	for (u32 cpu = 0; cpu < c->nr_magazines; cpu++) {

@@ -237,6 +237,37 @@ static void magazine_recycles_lifo_on_its_cpu(struct ktest *t)
 	EXPECT_TRUE(t, kmem_cache_destroy(c));  /* drains every CPU's magazine first */
 }
 
+/*
+ * A magazine refill that has to make a slab makes it with interrupts as
+ * the allocation's caller had them (SLAB's cache_grow() enabled them
+ * around kmem_getpages()): on here, off for a caller that had them off.
+ */
+static void a_new_slab_is_made_with_interrupts_as_the_caller_had_them(struct ktest *t)
+{
+	struct kmem_cache *c = kmem_cache_create("mm_test_grow", 64, 0, 0);
+	ASSERT_TRUE(t, c != NULL);
+	void *on = kmem_cache_alloc(c, 0);      /* an empty cache: a slab is made */
+	struct kmem_cache_stats after_on = stats_of(c);
+	u64 irq = irq_save();
+	void *held[MAG_BATCH + 200];
+	u32 n = 0;
+
+	/* Past what the first slab and the magazine hold: another slab, interrupts off. */
+	while (n < ARRAY_SIZE(held) && stats_of(c).slabs < after_on.slabs + 1)
+		held[n++] = kmem_cache_alloc(c, 0);
+	struct kmem_cache_stats after_off = stats_of(c);
+
+	irq_restore(irq);
+	while (n)
+		kmem_cache_free(c, held[--n]);
+	kmem_cache_free(c, on);
+	EXPECT_GE(t, after_on.slabs, 1);
+	EXPECT_EQ(t, after_on.grown_irqs_off, 0);
+	EXPECT_GT(t, after_off.slabs, after_on.slabs);
+	EXPECT_GT(t, after_off.grown_irqs_off, 0);
+	EXPECT_TRUE(t, kmem_cache_destroy(c));
+}
+
 struct cross_free {
 	struct kmem_cache *cache;
 	void *obj, *again;
@@ -415,6 +446,7 @@ static const struct ktest_case mm_cases[] = {
 	KTEST(kmalloc_gives_distinct_aligned_memory),
 	KTEST(poisoned_cache_catches_a_write_after_free),
 	KTEST(magazine_recycles_lifo_on_its_cpu),
+	KTEST(a_new_slab_is_made_with_interrupts_as_the_caller_had_them),
 	KTEST(cross_cpu_free_goes_to_the_freeing_cpu),
 	KTEST(drain_gives_back_every_object_and_page),
 	KTEST(pcp_recycles_on_its_cpu),
