@@ -501,6 +501,7 @@ __hot_batch static u32 refill(struct kmem_cache *c, struct kmem_magazine *m, u64
 				break;
 			list_add(&slab->list, &c->partial);
 			c->nr_slabs++;
+			continue;       /* an interrupt may have filled the magazine meanwhile */
 		}
 		struct page *slab = list_first_entry(&c->partial, struct page, list);
 
@@ -824,7 +825,7 @@ __hot void kmem_cache_free(struct kmem_cache *c, void *obj)
 	if (!m) {
 		why = free_to_slab(c, obj);
 	} else if (!(why = bad_magazine_free(c, m, obj))) {
-		while (m->avail == m->limit)
+		while (m->avail >= m->limit)
 			flush(c, m, m->batchcount, irq);
 		m->entry[m->avail++] = obj;     /* the fast path */
 		m->frees++;
