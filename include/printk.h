@@ -69,6 +69,8 @@ void console_unlock(void);
  * left through isa-debug-exit, so no line is lost on the way out.
  */
 void printk_flush(void);
+/* Tests: the CPU waiting to take the consoles over from their owner, or ~0u. */
+u32 printk_console_waiter(void);
 
 /*
  * Enable exactly the consoles console= asks for (both, serial or fb); call

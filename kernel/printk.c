@@ -43,10 +43,19 @@
  *     go and are counted (log.dropped_lines); readers start at a whole line;
  *   - con_buf holds the shown bytes not yet written, in the order printk
  *     queued them: [con_tail, con_head), both counted from boot; a printk's
- *     text goes in whole, under printk_lock, so lines from different CPUs
- *     never interleave within a line. A printk that finds no room waits
- *     for the owner (or becomes it), except inside the owner's own write,
- *     where it cannot wait: those bytes are dropped and counted;
+ *     text goes in whole or not at all, under printk_lock, so lines from
+ *     different CPUs never interleave within a line. A printk that finds
+ *     no room waits for the owner (or becomes it); inside the owner's own
+ *     write it cannot, and with interrupts off it waits ROOM_WAIT_NS at
+ *     most (the owner may wait, in an interrupt, for a lock its caller
+ *     holds): then its text is dropped and counted, and the consoles say
+ *     so where it would have been;
+ *   - no owner writes others' text for ever: a printing thread that finds
+ *     more than HANDOVER_BACKLOG queued under another owner waits, and the
+ *     owner hands it the consoles after its current chunk (Steven Rostedt's
+ *     console owner and waiter, LKML, November 2017, in Linux from 4.16;
+ *     Linux's waiter spins whenever an owner prints, testbed's only above
+ *     the backlog, so a short line is never held up by another CPU's write);
  *   - only the owner calls a console's write(), so console drivers need no
  *     lock of their own. A console registered late takes con_buf's bytes
  *     from its registration on (console->from): it got the older ones in
@@ -64,9 +73,11 @@
 #include "x86.h"
 
 #define LINE_MAX 1024           /* one printk call's formatted text */
-#define CON_BUF_SIZE (32 * 1024) /* text queued for the consoles */
+#define CON_BUF_SIZE (64 * 1024) /* text queued for the consoles */
 #define CON_CHUNK 256           /* bytes written per trip out of con_buf */
-#define STAMP_LEN 15            /* "[sssss.uuuuuu] " */
+#define STAMP_MAX 32            /* "[sssss.uuuuuu] ", longer after 99999 s: at most this */
+#define HANDOVER_BACKLOG 4096   /* queued bytes above which a printing thread takes over */
+#define ROOM_WAIT_NS (20ULL * 1000 * 1000)      /* interrupts off: wait this long for room */
 #define NO_OWNER (~0u)
 
 static char log_buf[LOG_BUF_SIZE];
@@ -78,8 +89,10 @@ static bool panic_mode;
 
 static char con_buf[CON_BUF_SIZE];
 static u64 con_head, con_tail;          /* bytes ever queued, ever taken out (printk_lock) */
-static u64 con_dropped;                 /* bytes a printk inside a console write could not queue */
+static u64 con_dropped;                 /* bytes of console text dropped, not yet said */
+static u64 con_dropped_at;              /* con_buf position where the drop happened */
 static u32 console_owner = NO_OWNER;    /* the CPU writing to the consoles */
+static u32 console_waiter = NO_OWNER;   /* a printing CPU waiting to take them over */
 
 /* loglevel=N: consoles show messages more urgent than N (Linux's meaning). */
 static u64 console_loglevel = CONSOLE_LOGLEVEL;
@@ -103,16 +116,20 @@ static u64 con_room(void)
 	return CON_BUF_SIZE - (con_head - con_tail);
 }
 
-/* Queue s[0..n) for the consoles, or count it dropped if it does not fit. printk_lock held. */
+/* Queue s[0..n) for the consoles; vprintk() made sure it fits. printk_lock held. */
 static void con_put(const char *s, size_t n)
 {
-	if (n > con_room()) {
-		con_dropped += n;
-		return;
-	}
 	for (size_t i = 0; i < n; i++)
 		con_buf[(con_head + i) % CON_BUF_SIZE] = s[i];
 	__atomic_store_n(&con_head, con_head + n, __ATOMIC_SEQ_CST);
+}
+
+/* Count n bytes of console text dropped here, said when the queue gets to this point. */
+static void con_drop(u64 n)
+{
+	if (!con_dropped)
+		con_dropped_at = con_head;
+	__atomic_store_n(&con_dropped, con_dropped + n, __ATOMIC_SEQ_CST);
 }
 
 static void emit(const char *s, size_t n, bool to_consoles)
@@ -178,25 +195,35 @@ static void write_chunk(struct console *c, const char *chunk, size_t n, u64 pos)
  * The owner writes out everything queued, a chunk at a time: the chunk
  * leaves con_buf under printk_lock, interrupts off; the write runs with
  * interrupts as the caller had them. Text queued meanwhile, on any CPU,
- * is written in the same loop.
+ * is written in the same loop, unless (may_hand_over) a printing thread
+ * waits to take over: then it gets the consoles after this chunk, as
+ * Steven Rostedt's console owner handover of 2018 (Linux 4.16) let a
+ * waiting printk take over, so no CPU writes other CPUs' text for ever.
+ * Returns false if it handed the consoles over (this CPU no longer owns
+ * them), true when the queue is empty.
  */
-static void console_drain(void)
+static bool console_drain(bool may_hand_over)
 {
 	char chunk[CON_CHUNK];
 
 	for (;;) {
 		u64 flags;
 		bool locked = lock(&flags);     /* in a panic, not forever */
-		u64 pos = con_tail, dropped = con_dropped;
+		u64 pos = con_tail, dropped = 0;
 		size_t n = (size_t)MIN(con_head - con_tail, (u64)sizeof(chunk));
 
+		if (con_dropped && con_dropped_at == pos) {
+			dropped = con_dropped;  /* said where it happened, in order */
+			con_dropped = 0;
+		} else if (con_dropped && con_dropped_at > pos) {
+			n = (size_t)MIN((u64)n, con_dropped_at - pos);
+		}
 		for (size_t i = 0; i < n; i++)
 			chunk[i] = con_buf[(pos + i) % CON_BUF_SIZE];
 		con_tail += n;
-		con_dropped = 0;
 		unlock(flags, locked);
 		if (!n && !dropped)
-			return;
+			return true;
 		u64 t0 = rdtsc();
 
 		for (struct console *c = consoles; c; c = c->next) {
@@ -210,6 +237,13 @@ static void console_drain(void)
 			write_chunk(c, chunk, n, pos);
 		}
 		__atomic_add_fetch(&console_cycles, rdtsc() - t0, __ATOMIC_RELAXED);
+		u32 waiter = __atomic_load_n(&console_waiter, __ATOMIC_SEQ_CST);
+
+		if (may_hand_over && waiter != NO_OWNER) {
+			__atomic_store_n(&console_owner, waiter, __ATOMIC_SEQ_CST);
+			lock_preempt_on();
+			return false;
+		}
 	}
 }
 
@@ -233,11 +267,60 @@ static bool con_pending(void)
 	       __atomic_load_n(&con_dropped, __ATOMIC_SEQ_CST);
 }
 
-/* Write what is queued if no CPU owns the consoles; otherwise their owner will. */
-static void console_print_pending(void)
+static u64 con_backlog(void)
 {
-	while (con_pending() && console_trylock()) {
-		console_drain();
+	return __atomic_load_n(&con_head, __ATOMIC_SEQ_CST) -
+	       __atomic_load_n(&con_tail, __ATOMIC_SEQ_CST);
+}
+
+/*
+ * A printing thread that found another owner with much queued waits to be
+ * handed the consoles (preemption off, so it is still here when they come),
+ * or takes them if they are let go. False if it may not wait here: another
+ * CPU waits already, or this CPU owns them (a printk inside a write).
+ */
+static bool console_wait_for_handover(void)
+{
+	u32 none = NO_OWNER;
+
+	lock_preempt_off();
+	u32 cpu = smp_processor_id();
+
+	if (__atomic_load_n(&console_owner, __ATOMIC_SEQ_CST) == cpu ||
+	    !__atomic_compare_exchange_n(&console_waiter, &none, cpu, false, __ATOMIC_SEQ_CST,
+					 __ATOMIC_RELAXED)) {
+		lock_preempt_on();
+		return false;
+	}
+	for (;;) {
+		u32 owner = __atomic_load_n(&console_owner, __ATOMIC_SEQ_CST);
+
+		if (owner == cpu)
+			break;          /* handed over */
+		none = NO_OWNER;
+		if (owner == NO_OWNER &&
+		    __atomic_compare_exchange_n(&console_owner, &none, cpu, false, __ATOMIC_SEQ_CST,
+						__ATOMIC_RELAXED))
+			break;          /* let go: taken */
+		cpu_relax();
+	}
+	__atomic_store_n(&console_waiter, NO_OWNER, __ATOMIC_SEQ_CST);
+	return true;            /* owner, preemption off once for it */
+}
+
+/*
+ * Write what is queued if no CPU owns the consoles; otherwise their owner
+ * will. A thread (may_wait) that finds more than HANDOVER_BACKLOG queued
+ * under another owner waits to take over instead of leaving it all to it.
+ */
+static void console_print_pending(bool may_wait)
+{
+	while (con_pending()) {
+		if (!console_trylock() &&
+		    !(may_wait && con_backlog() > HANDOVER_BACKLOG && console_wait_for_handover()))
+			return;
+		if (!console_drain(true))
+			return;         /* handed over: the new owner writes the rest */
 		console_release();
 	}
 }
@@ -250,12 +333,17 @@ void console_lock(void)
 
 void console_unlock(void)
 {
-	console_drain();
+	console_drain(false);
 	console_release();
-	console_print_pending();
+	console_print_pending(false);
 }
 
 static void console_take_over(void);
+
+u32 printk_console_waiter(void)
+{
+	return __atomic_load_n(&console_waiter, __ATOMIC_SEQ_CST);
+}
 
 void printk_flush(void)
 {
@@ -263,12 +351,14 @@ void printk_flush(void)
 		console_take_over();
 		return;
 	}
-	for (u64 i = 0; con_pending() && i < 100000000ULL; i++) {
-		if (this_cpu_owns_consoles())
-			return;         /* inside a console write: the owner goes on after it */
-		console_print_pending();
-		cpu_relax();
-	}
+	lock_preempt_off();
+	bool nested = this_cpu_owns_consoles();
+
+	lock_preempt_on();
+	if (nested)
+		return;         /* inside a console write: the owner goes on after it */
+	console_lock();         /* whoever wrote has finished its chunk and let go */
+	console_unlock();
 }
 
 bool printk_console_shows(int level)
@@ -299,7 +389,7 @@ static u64 con_bytes_for(const char *line, int n)
 
 	for (int i = 0; i + 1 < n; i++)
 		stamps += line[i] == '\n';
-	return (u64)n + stamps * STAMP_LEN;
+	return (u64)n + stamps * STAMP_MAX;
 }
 
 /*
@@ -311,7 +401,7 @@ static void console_take_over(void)
 {
 	lock_preempt_off();
 	__atomic_store_n(&console_owner, smp_processor_id(), __ATOMIC_SEQ_CST);
-	console_drain();
+	console_drain(false);
 	console_release();
 }
 
@@ -334,15 +424,32 @@ int vprintk(const char *fmt, va_list ap)
 	}
 
 	bool show = (u64)level < console_loglevel;
+	bool may_wait = read_rflags() & RFLAGS_IF;      /* a thread, no lock an interrupt needs */
+	u64 wait_until = 0;
 	bool locked = lock(&flags);
 
-	/* No room for it in con_buf: write some out (or wait for the owner to). */
+	/*
+	 * No room for it in con_buf: write some out, or wait for the owner to.
+	 * Not on the CPU that owns the consoles (a printk inside a write), and
+	 * with interrupts off only ROOM_WAIT_NS: the owner may be waiting, in
+	 * an interrupt, for a lock this caller holds.
+	 */
 	while (show && locked && !panic_mode && con_bytes_for(line, n) > con_room() &&
 	       !this_cpu_owns_consoles()) {
 		unlock(flags, locked);
-		console_print_pending();
+		if (!may_wait && !wait_until)
+			wait_until = ktime_ns() + ROOM_WAIT_NS;
+		if (!may_wait && ktime_ns() > wait_until) {
+			locked = lock(&flags);
+			break;
+		}
+		console_print_pending(false);
 		cpu_relax();
 		locked = lock(&flags);
+	}
+	if (show && con_bytes_for(line, n) > con_room()) {
+		con_drop(con_bytes_for(line, n));       /* all of it or nothing: no half lines */
+		show = false;
 	}
 	p = line;
 	while (p < line + n) {
@@ -359,7 +466,7 @@ int vprintk(const char *fmt, va_list ap)
 	if (panic_mode)
 		console_take_over();
 	else
-		console_print_pending();
+		console_print_pending(may_wait);
 	return n;
 }
 
@@ -384,12 +491,12 @@ void printk_progress(const char *fmt, ...)
 	va_end(ap);
 	if (!console_trylock())
 		return;         /* someone is printing: their text takes the line's place anyway */
-	console_drain();        /* the text queued before it goes first */
+	console_drain(false);   /* the text queued before it goes first */
 	for (struct console *c = consoles; c; c = c->next)
 		if (c->enabled && c->progress)
 			c->progress(c, line);
 	console_release();
-	console_print_pending();
+	console_print_pending(false);
 }
 
 void console_register(struct console *con, bool replay)
@@ -397,7 +504,7 @@ void console_register(struct console *con, bool replay)
 	u64 flags;
 
 	console_lock();
-	console_drain();        /* what is queued goes to the consoles there were */
+	console_drain(false);   /* what is queued goes to the consoles there were */
 	bool locked = lock(&flags);
 	con->enabled = console_wanted(con);
 	if (replay && con->enabled) {
@@ -423,7 +530,7 @@ bool console_unregister(struct console *con)
 	bool found = false;
 
 	console_lock();
-	console_drain();        /* it gets what was queued while it was there */
+	console_drain(false);   /* it gets what was queued while it was there */
 	for (struct console **pp = &consoles; *pp; pp = &(*pp)->next) {
 		if (*pp == con) {
 			*pp = con->next;
@@ -514,7 +621,7 @@ void printk_dump_log(u64 last_lines)
 	unlock(flags, locked);
 	console_lock();
 	do {    /* chunk by chunk, with other CPUs' lines written in between */
-		console_drain();
+		console_drain(false);
 		locked = lock(&flags);
 		n = logring_copy(&log, pos, end, chunk, sizeof(chunk), &pos);
 		unlock(flags, locked);

@@ -304,7 +304,7 @@ static void serial_waits_once_per_fifo_load(struct ktest *t)
 #define PROBE_WRITES 64
 
 static struct {
-	char out[2048];
+	char out[16384];
 	u32 n;                          /* bytes in out[] */
 	u32 writes;
 	u32 write_start[PROBE_WRITES];  /* where each write's bytes begin in out[] */
@@ -313,7 +313,8 @@ static struct {
 	const char *nest_after;         /* a write with this text prints nest_line */
 	const char *nest_line;
 	const char *hold_at;            /* a write with this text waits for release */
-	volatile bool holding, released, saw_release;
+	bool hold_for_waiter;           /* ... or for a CPU waiting to take the consoles over */
+	volatile bool holding, released, saw_release, saw_waiter;
 } probe;
 
 static bool contains(const char *s, size_t n, const char *what)
@@ -347,9 +348,11 @@ static void probe_write(struct console *con, const char *s, size_t n)
 
 		probe.hold_at = NULL;
 		probe.holding = true;
-		while (!probe.released && ktime_ns() < until)
+		while (!probe.released && ktime_ns() < until &&
+		       !(probe.hold_for_waiter && printk_console_waiter() != ~0u))
 			cpu_relax();
 		probe.saw_release = probe.released;
+		probe.saw_waiter = printk_console_waiter() != ~0u;
 		probe.holding = false;
 	}
 }
@@ -414,7 +417,7 @@ static void a_printk_inside_a_console_write_comes_after_it(struct ktest *t)
 	probe.nest_after = "console_test: the outer line";
 	probe.nest_line = "console_test: the line printed inside the write\n";
 	pr_info("console_test: the outer line, being written\n");
-	char seen[sizeof(probe.out)];
+	static char seen[sizeof(probe.out)];
 	memcpy(seen, probe.out, sizeof(seen));  /* as the outer printk() left it */
 	console_unregister(&probe_console);
 
@@ -474,6 +477,61 @@ static void a_printk_does_not_wait_for_another_cpus_console_write(struct ktest *
 	EXPECT_EQ(t, probe.write_cpu[w], other);        /* the owner wrote it */
 }
 
+static void print_owner_line(void *arg)
+{
+	(void)arg;
+	pr_info("console_test: the owner's held line\n");
+}
+
+/*
+ * A printing thread that finds more than 4 KiB queued under another CPU's
+ * ownership waits and is handed the consoles after the owner's current
+ * chunk (Linux 4.16's console owner handover): the owner does not write
+ * everyone's text for ever. Here the owner's write is held until this
+ * CPU waits; then this CPU writes its own lines.
+ */
+static void a_printing_thread_takes_over_a_long_queue(struct ktest *t)
+{
+	u32 self = smp_processor_id(), other = MAX_CPUS;
+
+	if (!printk_console_shows(6))
+		KTEST_SKIP(t, "loglevel= hides info lines from the consoles");
+	for (u32 cpu = 0; cpu < nr_cpus && other == MAX_CPUS; cpu++)
+		if (cpu != self && percpu[cpu].online)
+			other = cpu;
+	if (other == MAX_CPUS)
+		KTEST_SKIP(t, "one CPU");
+	probe_start();
+	probe.hold_at = "the owner's held line";
+	probe.hold_for_waiter = true;
+	struct thread *th = thread_create("console_owner", print_owner_line, NULL, other);
+	ASSERT_TRUE(t, th != NULL);
+	u64 until = ktime_ns() + 5000000000ULL;
+	while (!probe.holding && ktime_ns() < until)
+		msleep(1);
+	bool held = probe.holding;
+
+	for (int i = 0; i < 80; i++)    /* about 7 KiB */
+		pr_info("console_test: queued line %02d of 80, long enough to fill the queue soon\n", i);
+	probe.released = true;
+	thread_join(th);
+	console_unregister(&probe_console);
+
+	ASSERT_TRUE(t, held);
+	EXPECT_TRUE(t, probe.saw_waiter);       /* this CPU waited to take over */
+	const char *first = strstr(probe.out, "queued line 00 of 80");
+	const char *last = strstr(probe.out, "queued line 79 of 80");
+	ASSERT_TRUE(t, first && last);
+	EXPECT_TRUE(t, first < last);
+	/* Queued while the owner's write was held, after its chunk: handed over, written here. */
+	int w = probe_write_at(first);
+	ASSERT_TRUE(t, w >= 0);
+	EXPECT_EQ(t, probe.write_cpu[w], self);
+	w = probe_write_at(last);
+	ASSERT_TRUE(t, w >= 0);
+	EXPECT_EQ(t, probe.write_cpu[w], self);
+}
+
 static const struct ktest_case console_cases[] = {
 	KTEST(the_screen_shows_every_cell_of_the_grid),        /* first: before any full redraw */
 	KTEST(log_keeps_what_printk_said),
@@ -492,6 +550,7 @@ static const struct ktest_case console_cases[] = {
 	KTEST(consoles_write_with_interrupts_as_the_caller_had_them),
 	KTEST(a_printk_inside_a_console_write_comes_after_it),
 	KTEST(a_printk_does_not_wait_for_another_cpus_console_write),
+	KTEST(a_printing_thread_takes_over_a_long_queue),
 	{},
 };
 KTEST_SUITE(console, console_cases);
