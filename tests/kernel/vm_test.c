@@ -5,6 +5,7 @@
 #include "ktest.h"
 #include "memmap.h"
 #include "page_alloc.h"
+#include "percpu.h"
 #include "vm.h"
 #include "x86.h"
 
@@ -163,17 +164,19 @@ static void ioremap_rejects_addresses_past_the_direct_map(struct ktest *t)
 	EXPECT_TRUE(t, ioremap(~0UL - 10, 100, VM_UC) == NULL);
 }
 
-/* A page-table allocator that notes how it was called. */
+/* A page-table allocator that notes how it was called on the test's CPU. */
 static struct {
 	u64 (*real)(void);
-	u32 calls, with_interrupts_off;
+	u32 cpu, calls, with_interrupts_off;
 } pt_probe;
 
 static u64 probing_pt_alloc(void)
 {
-	pt_probe.calls++;
-	if (!(read_rflags() & RFLAGS_IF))
-		pt_probe.with_interrupts_off++;
+	if (smp_processor_id() == pt_probe.cpu) {
+		pt_probe.calls++;
+		if (!(read_rflags() & RFLAGS_IF))
+			pt_probe.with_interrupts_off++;
+	}
 	return pt_probe.real();
 }
 
@@ -193,7 +196,8 @@ static void page_tables_are_allocated_with_interrupts_on(struct ktest *t)
 	ASSERT_TRUE(t, page != NULL);
 	pa = page_to_phys(page);
 	ASSERT_TRUE(t, vm_translate(va, NULL, NULL) == (u64)-1);
-	pt_probe = (typeof(pt_probe)){ .real = vm_set_pt_allocator(probing_pt_alloc) };
+	pt_probe = (typeof(pt_probe)){ .cpu = smp_processor_id() };  /* a test thread stays put */
+	pt_probe.real = vm_set_pt_allocator(probing_pt_alloc);
 	bool ok = vm_map_user(va, pa, 2 * PAGE_SIZE, true, false);
 	vm_set_pt_allocator(pt_probe.real);
 	u64 got = vm_translate(va, NULL, NULL), got2 = vm_translate(va + PAGE_SIZE, NULL, NULL);
