@@ -24,7 +24,15 @@
  * whose port reads took 1.8 us each, 25% better). Under QEMU it saves
  * nothing measurable: the host's write per byte is the cost (docs/boot.md).
  * The wait is bounded, so a wedged or absent UART slows printing down
- * instead of hanging the kernel.
+ * instead of hanging the kernel, and it is paid once: a wait that runs out
+ * (TX_SPIN_MAX LSR reads) marks the UART stalled, and while it is, the
+ * driver looks at LSR once per load and writes on without waiting, until
+ * THRE shows again. A BMC's virtual UART that stops taking bytes would
+ * otherwise cost every FIFO load of every line the whole bound. Linux's
+ * 8250 console waits up to 10 ms per load (wait_for_xmitr, later
+ * wait_for_lsr, "Wait up to 10ms for the character(s) to be sent") and
+ * remembers nothing: testbed's memory of a stall is its own. Each stall
+ * and each recovery is said (the first few), and counted.
  *
  * A FIFO is believed only if IIR's bits 7-6 read 11 after FCR turned it on,
  * as a 16550A answers (a 16550 with the broken FIFO answers 10, an 8250 or
@@ -104,16 +112,42 @@ static void reg_out(const struct uart *u, u32 reg, u8 v)
 }
 
 static struct serial_stats stats;
+static bool tx_stalled;         /* a wait ran out: no more waiting until THRE shows */
+static bool fake_stall;         /* serial_fake_stall(): THRE reads as never set */
+#define STALL_REPORTS 3         /* stalls and recoveries said; the rest only counted */
 
-/* Wait (bounded) until the transmitter can take tx_burst bytes. */
+/*
+ * Wait (bounded) until the transmitter can take tx_burst bytes; once, not
+ * at all while the UART is stalled. Its lines are printed from inside a
+ * console write: printk() queues them for after it (kernel/printk.c).
+ */
 static void wait_thre(const struct uart *u)
 {
-	for (int i = 0; i < TX_SPIN_MAX; i++) {
+	u32 max = tx_stalled ? 1 : TX_SPIN_MAX;
+
+	for (u32 i = 0; i < max; i++) {
 		stats.lsr_reads++;
-		if (reg_in(u, UART_LSR) & LSR_THRE)
+		if ((reg_in(u, UART_LSR) & LSR_THRE) && !fake_stall) {
+			if (tx_stalled) {
+				tx_stalled = false;
+				if (stats.recoveries++ < STALL_REPORTS)
+					pr_info("serial: %s takes bytes again\n", u->name);
+			}
 			return;
+		}
 		cpu_relax();
 	}
+	if (!tx_stalled) {
+		tx_stalled = true;
+		if (stats.stalls++ < STALL_REPORTS)
+			pr_warn("serial: %s was not ready for a byte in %u LSR reads; "
+				"writing on without waiting until it is\n", u->name, TX_SPIN_MAX);
+	}
+}
+
+void serial_fake_stall(bool on)
+{
+	fake_stall = on;
 }
 
 void serial_putc(char c)
@@ -233,6 +267,7 @@ void serial_use_spcr(void)
 	char old[sizeof(uart.name)];
 	kstrlcpy(old, uart.name, sizeof(old));
 	uart = next;
+	tx_stalled = false;
 	if (!was_present)
 		console_register(&serial_console, true);        /* COM1 was absent: replay the log */
 	pr_info("serial: console from the SPCR: %s (until now: %s)\n", uart.name, old);

@@ -23,7 +23,11 @@ struct serial_stats {
 	u64 bytes;              /* bytes written to the data register, '\r's included */
 	u64 lsr_reads;          /* LSR reads waiting for THRE */
 	u32 tx_burst;           /* bytes per THRE: 16 (a 16550A's FIFO), 1, 0 (no UART) */
+	u64 stalls;             /* waits for THRE that ran out: the UART marked stalled */
+	u64 recoveries;         /* THRE seen again after a stall */
 };
 void serial_get_stats(struct serial_stats *out);
+/* Tests: make the UART look stalled (THRE never set) or not. */
+void serial_fake_stall(bool on);
 
 #endif

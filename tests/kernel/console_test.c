@@ -532,6 +532,42 @@ static void a_printing_thread_takes_over_a_long_queue(struct ktest *t)
 	EXPECT_EQ(t, probe.write_cpu[w], self);
 }
 
+/*
+ * A UART that stops taking bytes (THRE never set, faked here) costs one
+ * full wait, then a single LSR read per load until it takes bytes again:
+ * two lines and the warning cost at most TX_SPIN_MAX (100000) reads plus
+ * one per byte, where every load waiting the whole bound would cost about
+ * eight times that. Then it recovers, and says so.
+ */
+static void a_stalled_uart_costs_one_wait(struct ktest *t)
+{
+	struct serial_stats before, stalled, after;
+
+	serial_get_stats(&before);
+	if (!before.tx_burst)
+		KTEST_SKIP(t, "no serial console");
+	if (!printk_console_shows(6))
+		KTEST_SKIP(t, "loglevel= hides info lines from the consoles");
+	serial_fake_stall(true);
+	pr_info("console_test: a line the stalled UART is given, long enough for several "
+		"loads of its FIFO\n");
+	pr_info("console_test: and a second one, written without waiting for it\n");
+	serial_get_stats(&stalled);
+	serial_fake_stall(false);
+	pr_info("console_test: a line after the UART takes bytes again\n");
+	serial_get_stats(&after);
+	printk_log_tail(tail, sizeof(tail));
+
+	u64 bytes = stalled.bytes - before.bytes, reads = stalled.lsr_reads - before.lsr_reads;
+
+	ktest_log(t, "stalled: %llu bytes, %llu LSR reads", bytes, reads);
+	EXPECT_EQ(t, stalled.stalls, before.stalls + 1);
+	EXPECT_TRUE(t, bytes >= 130);
+	EXPECT_LE(t, reads, 100000 + bytes);
+	EXPECT_EQ(t, after.recoveries, before.recoveries + 1);
+	EXPECT_TRUE(t, strstr(tail, "takes bytes again") != NULL);
+}
+
 static const struct ktest_case console_cases[] = {
 	KTEST(the_screen_shows_every_cell_of_the_grid),        /* first: before any full redraw */
 	KTEST(log_keeps_what_printk_said),
@@ -551,6 +587,7 @@ static const struct ktest_case console_cases[] = {
 	KTEST(a_printk_inside_a_console_write_comes_after_it),
 	KTEST(a_printk_does_not_wait_for_another_cpus_console_write),
 	KTEST(a_printing_thread_takes_over_a_long_queue),
+	KTEST(a_stalled_uart_costs_one_wait),
 	{},
 };
 KTEST_SUITE(console, console_cases);
