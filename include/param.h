@@ -58,6 +58,7 @@
 #define SPINLOCK_DEBUG   1                      /* locks remember their CPU: catch recursion */
 #define SCHED_SLICE_MS   100                    /* time slice: 2.6.14's DEF_TIMESLICE */
 #define SCHED_MIN_SLICE_MS 5                    /* the lowest priority's: 2.6.14's MIN_TIMESLICE */
+#define SCHED_MAX_SLICE_MS 800                  /* the highest priority's: 2.6.14's nice -20 */
 #define AP_ONLINE_TIMEOUT_MS   2000     /* STARTUP -> online; TCG with many CPUs is slow */
 #define STOP_TIMEOUT_US        100000   /* how long a panic waits for the others to halt */
 #define CALL_QUEUE_LEN         16       /* calls waiting per CPU; a full queue makes callers spin */

@@ -15,7 +15,11 @@
  * (ksoftirqd) gets SCHED_MIN_SLICE_MS slices, and waking it never
  * preempts anyone but the idle thread. Under load it runs once per round
  * of the queue, as a nice 19 thread ran once the others had used their
- * slices in 2.6.14's O(1) scheduler (a simplification: no other levels).
+ * slices in 2.6.14's O(1) scheduler. One above: thread_create_highest()
+ * (the storms' hog) gets SCHED_MAX_SLICE_MS slices, 2.6.14's nice -20
+ * (task_timeslice(): "[800ms ... 100ms ... 5ms]" for nice -20 ... 19), and
+ * is otherwise one of the rest (a simplification: no other levels, and
+ * the highest preempts nobody).
  *
  * Thread states:
  *
@@ -54,6 +58,7 @@ struct thread {
 	void *arg;
 	u32 slice;                      /* ticks left in its time slice */
 	bool lowest_priority;           /* thread_create_lowest(): short slices, never preempts */
+	bool highest_priority;          /* thread_create_highest(): long slices */
 	bool is_idle;
 	struct thread *joiner;          /* waiting in thread_join() */
 	u64 switches;                   /* times switched in */
@@ -75,6 +80,9 @@ struct thread *thread_create(const char *name, void (*fn)(void *), void *arg, u3
 
 /* The same at the lowest priority (ksoftirqd's, 2.6.14's nice 19). */
 struct thread *thread_create_lowest(const char *name, void (*fn)(void *), void *arg, u32 cpu);
+
+/* The same at the highest priority (2.6.14's nice -20): SCHED_MAX_SLICE_MS slices. */
+struct thread *thread_create_highest(const char *name, void (*fn)(void *), void *arg, u32 cpu);
 
 /* End the calling thread. fn returning does the same. */
 void thread_exit(void) __noreturn;

@@ -66,10 +66,11 @@ static u32 next_tid = 1;
 void switch_to(u64 *save_rsp, u64 next_rsp);
 extern char thread_entry[];
 
-/* A time slice in ticks: SCHED_SLICE_MS, or SCHED_MIN_SLICE_MS at the lowest priority. */
+/* A time slice in ticks: SCHED_SLICE_MS; SCHED_MIN_SLICE_MS lowest, SCHED_MAX_SLICE_MS highest. */
 static u32 slice_ticks(const struct thread *t)
 {
-	u64 ms = t->lowest_priority ? SCHED_MIN_SLICE_MS : SCHED_SLICE_MS;
+	u64 ms = t->lowest_priority ? SCHED_MIN_SLICE_MS :
+		 t->highest_priority ? SCHED_MAX_SLICE_MS : SCHED_SLICE_MS;
 
 	return (u32)MAX(ms * hz / 1000, 1);
 }
@@ -115,11 +116,21 @@ static u32 pick_cpu(const struct cpumask *allowed)
  * before it has a current thread (sched_ap_enter() sets it): that counts
  * as idle too, and it will find its queue when its idle loop starts.
  */
-static bool cpu_runs_idle(u32 cpu)
+/*
+ * Whether t, made runnable on cpu, should take it at once: the lowest
+ * priority only from the idle thread, and nobody but another of the
+ * highest from a thread of the highest (2.6.14 preempted only a thread of
+ * lower priority: TASK_PREEMPTS_CURR).
+ */
+static bool wakeup_preempts(const struct thread *t, u32 cpu)
 {
 	struct thread *cur = __atomic_load_n(&percpu[cpu].current, __ATOMIC_ACQUIRE);
 
-	return !cur || cur->is_idle;
+	if (!cur || cur->is_idle)
+		return true;
+	if (t->lowest_priority)
+		return false;
+	return !cur->highest_priority || t->highest_priority;
 }
 
 /* Put runnable t on cpu's queue and make sure cpu notices. Interrupts off. */
@@ -133,7 +144,7 @@ static void enqueue_on(u32 cpu, struct thread *t)
 	enqueue(rq, t);
 	spin_unlock(&rq->lock);
 	if (cpu != smp_processor_id()) {
-		if (!t->lowest_priority || cpu_runs_idle(cpu))
+		if (wakeup_preempts(t, cpu))
 			smp_send_reschedule(cpu);
 	} else if (this_cpu()->current->is_idle) {
 		this_cpu()->need_resched = true;
@@ -273,7 +284,7 @@ void wake_up_thread(struct thread *t)
 			enqueue(rq, t);
 			spin_unlock(&rq->lock);
 			/* The lowest priority waits for its turn, unless the CPU is idle. */
-			if (!t->lowest_priority || cpu_runs_idle(cpu)) {
+			if (wakeup_preempts(t, cpu)) {
 				if (cpu != smp_processor_id())
 					smp_send_reschedule(cpu);
 				else
@@ -300,8 +311,10 @@ static void prepare_stack(struct thread *t)
 	t->rsp = (u64)sp;
 }
 
+enum thread_priority { PRIO_NORMAL, PRIO_LOWEST, PRIO_HIGHEST };
+
 static struct thread *create(const char *name, void (*fn)(void *), void *arg, u32 cpu,
-			     bool lowest_priority)
+			     enum thread_priority prio)
 {
 	struct thread *t = kmem_cache_alloc(thread_cache, ALLOC_ZERO);
 	u32 node = cpu < nr_cpus ? percpu[cpu].node : this_cpu()->node;
@@ -317,7 +330,8 @@ static struct thread *create(const char *name, void (*fn)(void *), void *arg, u3
 	t->tid = __atomic_fetch_add(&next_tid, 1, __ATOMIC_RELAXED);
 	t->fn = fn;
 	t->arg = arg;
-	t->lowest_priority = lowest_priority;
+	t->lowest_priority = prio == PRIO_LOWEST;
+	t->highest_priority = prio == PRIO_HIGHEST;
 	list_init(&t->rq_link);
 	list_init(&t->wait_link);
 	if (cpu < nr_cpus) {
@@ -335,12 +349,17 @@ static struct thread *create(const char *name, void (*fn)(void *), void *arg, u3
 
 struct thread *thread_create(const char *name, void (*fn)(void *), void *arg, u32 cpu)
 {
-	return create(name, fn, arg, cpu, false);
+	return create(name, fn, arg, cpu, PRIO_NORMAL);
 }
 
 struct thread *thread_create_lowest(const char *name, void (*fn)(void *), void *arg, u32 cpu)
 {
-	return create(name, fn, arg, cpu, true);
+	return create(name, fn, arg, cpu, PRIO_LOWEST);
+}
+
+struct thread *thread_create_highest(const char *name, void (*fn)(void *), void *arg, u32 cpu)
+{
+	return create(name, fn, arg, cpu, PRIO_HIGHEST);
 }
 
 void thread_join(struct thread *t)
@@ -532,8 +551,8 @@ void sched_init(void)
 	list_init(&idle->wait_link);
 	prepare_stack(idle);
 	pc->idle = idle;
-	pr_info("sched: round robin, %u ms slices (%u at the lowest priority), per-CPU run queues\n",
-		SCHED_SLICE_MS, SCHED_MIN_SLICE_MS);
+	pr_info("sched: round robin, %u ms slices (%u at the lowest priority, %u at the highest), "
+		"per-CPU run queues\n", SCHED_SLICE_MS, SCHED_MIN_SLICE_MS, SCHED_MAX_SLICE_MS);
 }
 
 void sched_ap_enter(void)

@@ -406,8 +406,65 @@ static void a_lowest_priority_wakeup_does_not_preempt(struct ktest *t)
 	EXPECT_TRUE(t, w.ran);
 }
 
+struct long_slice {
+	struct completion started;
+	volatile bool done;
+	u64 switches_during_spin;
+};
+
+static void highest_spinner(void *arg)
+{
+	struct long_slice *l = arg;
+	u64 switches = current_thread()->switches;
+	u64 until = ktime_ns() + 300 * 1000000ULL;     /* three normal slices */
+
+	complete(&l->started);
+	while (ktime_ns() < until)
+		cpu_relax();            /* interrupts on: a slice's end would switch now */
+	l->switches_during_spin = current_thread()->switches - switches;
+	l->done = true;
+}
+
+static void waiting_competitor(void *arg)
+{
+	struct long_slice *l = arg;
+
+	while (!l->done)
+		cpu_relax();
+}
+
+/*
+ * A thread made by thread_create_highest() keeps its CPU for 800 ms slices
+ * (2.6.14's nice -20): spinning 300 ms with another thread runnable on its
+ * CPU, it is not switched out once; a normal thread would be, about every
+ * 100 ms.
+ */
+static void a_highest_priority_thread_keeps_its_cpu_for_800_ms(struct ktest *t)
+{
+	static struct long_slice l;
+	u32 cpu = MAX_CPUS;
+
+	for (u32 c = 0; c < nr_cpus && cpu == MAX_CPUS; c++)
+		if (c != smp_processor_id() && percpu[c].online)
+			cpu = c;
+	if (cpu == MAX_CPUS)
+		KTEST_SKIP(t, "one CPU");
+	l = (struct long_slice){ .done = false };
+	completion_init(&l.started);
+	struct thread *high = thread_create_highest("highest", highest_spinner, &l, cpu);
+	ASSERT_TRUE(t, high);
+	wait_for_completion(&l.started);
+	struct thread *other = thread_create("competitor", waiting_competitor, &l, cpu);
+	thread_join(high);
+	if (other)
+		thread_join(other);
+	EXPECT_TRUE(t, other);
+	EXPECT_EQ(t, l.switches_during_spin, 0);
+}
+
 static const struct ktest_case sched_cases[] = {
 	KTEST(a_lowest_priority_wakeup_does_not_preempt),
+	KTEST(a_highest_priority_thread_keeps_its_cpu_for_800_ms),
 	KTEST(threads_run_and_are_joined),
 	KTEST(every_online_cpu_runs_a_thread),
 	KTEST(cpu_bound_threads_share_a_cpu),
