@@ -429,10 +429,32 @@ static void a_printk_inside_a_console_write_comes_after_it(struct ktest *t)
 	EXPECT_EQ(t, inner[-2], ']');           /* a line of its own, stamped */
 }
 
-static void print_held_line(void *arg)
+static void print_line(void *line)
 {
-	(void)arg;
-	pr_info("console_test: a line another CPU is slow to write\n");
+	pr_info("%s", (const char *)line);
+}
+
+/*
+ * Another online CPU prints line and so owns the consoles; the probe holds
+ * that write (at hold_at) until released. Returns its thread once the
+ * write is held, or NULL (the thread could not be made, or it never held
+ * within 5 s); *cpu is the other CPU, MAX_CPUS if there is none.
+ */
+static struct thread *start_held_owner(const char *line, const char *hold_at, u32 *cpu)
+{
+	*cpu = MAX_CPUS;
+	for (u32 c = 0; c < nr_cpus && *cpu == MAX_CPUS; c++)
+		if (c != smp_processor_id() && percpu[c].online)
+			*cpu = c;
+	if (*cpu == MAX_CPUS)
+		return NULL;
+	probe.hold_at = hold_at;
+	struct thread *th = thread_create("console_owner", print_line, (void *)line, *cpu);
+	u64 until = ktime_ns() + 5000000000ULL;
+
+	while (th && !probe.holding && ktime_ns() < until)
+		msleep(1);
+	return th;
 }
 
 /*
@@ -443,22 +465,18 @@ static void print_held_line(void *arg)
  */
 static void a_printk_does_not_wait_for_another_cpus_console_write(struct ktest *t)
 {
-	u32 self = smp_processor_id(), other = MAX_CPUS;
+	u32 other;
 
 	if (!printk_console_shows(6))
 		KTEST_SKIP(t, "loglevel= hides info lines from the consoles");
-	for (u32 cpu = 0; cpu < nr_cpus && other == MAX_CPUS; cpu++)
-		if (cpu != self && percpu[cpu].online)
-			other = cpu;
-	if (other == MAX_CPUS)
-		KTEST_SKIP(t, "one CPU");
 	probe_start();
-	probe.hold_at = "another CPU is slow to write";
-	struct thread *th = thread_create("console_holder", print_held_line, NULL, other);
+	struct thread *th = start_held_owner("console_test: a line another CPU is slow to write\n",
+					     "another CPU is slow to write", &other);
+	if (other == MAX_CPUS) {
+		console_unregister(&probe_console);
+		KTEST_SKIP(t, "one CPU");
+	}
 	ASSERT_TRUE(t, th != NULL);
-	u64 until = ktime_ns() + 5000000000ULL;
-	while (!probe.holding && ktime_ns() < until)
-		msleep(1);
 	bool held = probe.holding;
 
 	pr_info("console_test: a line printed meanwhile\n");
@@ -477,12 +495,6 @@ static void a_printk_does_not_wait_for_another_cpus_console_write(struct ktest *
 	EXPECT_EQ(t, probe.write_cpu[w], other);        /* the owner wrote it */
 }
 
-static void print_owner_line(void *arg)
-{
-	(void)arg;
-	pr_info("console_test: the owner's held line\n");
-}
-
 /*
  * A printing thread that finds more than 4 KiB queued under another CPU's
  * ownership waits and is handed the consoles after the owner's current
@@ -492,23 +504,19 @@ static void print_owner_line(void *arg)
  */
 static void a_printing_thread_takes_over_a_long_queue(struct ktest *t)
 {
-	u32 self = smp_processor_id(), other = MAX_CPUS;
+	u32 self = smp_processor_id(), other;
 
 	if (!printk_console_shows(6))
 		KTEST_SKIP(t, "loglevel= hides info lines from the consoles");
-	for (u32 cpu = 0; cpu < nr_cpus && other == MAX_CPUS; cpu++)
-		if (cpu != self && percpu[cpu].online)
-			other = cpu;
-	if (other == MAX_CPUS)
-		KTEST_SKIP(t, "one CPU");
 	probe_start();
-	probe.hold_at = "the owner's held line";
 	probe.hold_for_waiter = true;
-	struct thread *th = thread_create("console_owner", print_owner_line, NULL, other);
+	struct thread *th = start_held_owner("console_test: the owner's held line\n",
+					     "the owner's held line", &other);
+	if (other == MAX_CPUS) {
+		console_unregister(&probe_console);
+		KTEST_SKIP(t, "one CPU");
+	}
 	ASSERT_TRUE(t, th != NULL);
-	u64 until = ktime_ns() + 5000000000ULL;
-	while (!probe.holding && ktime_ns() < until)
-		msleep(1);
 	bool held = probe.holding;
 
 	for (int i = 0; i < 80; i++)    /* about 7 KiB */
