@@ -53,7 +53,7 @@
  *   - no owner writes others' text for ever: a printing thread that finds
  *     more than HANDOVER_BACKLOG queued under another owner waits, and the
  *     owner hands it the consoles after its current chunk (Steven Rostedt's
- *     console owner and waiter, LKML, November 2017, in Linux from 4.16;
+ *     console owner and waiter, LKML, November 2017, read in that thread;
  *     Linux's waiter spins whenever an owner prints, testbed's only above
  *     the backlog, so a short line is never held up by another CPU's write);
  *   - only the owner calls a console's write(), so console drivers need no
@@ -197,7 +197,7 @@ static void write_chunk(struct console *c, const char *chunk, size_t n, u64 pos)
  * interrupts as the caller had them. Text queued meanwhile, on any CPU,
  * is written in the same loop, unless (may_hand_over) a printing thread
  * waits to take over: then it gets the consoles after this chunk, as
- * Steven Rostedt's console owner handover of 2018 (Linux 4.16) let a
+ * Steven Rostedt's console owner and waiter (LKML, November 2017) let a
  * waiting printk take over, so no CPU writes other CPUs' text for ever.
  * Returns false if it handed the consoles over (this CPU no longer owns
  * them), true when the queue is empty.

@@ -498,7 +498,7 @@ static void a_printk_does_not_wait_for_another_cpus_console_write(struct ktest *
 /*
  * A printing thread that finds more than 4 KiB queued under another CPU's
  * ownership waits and is handed the consoles after the owner's current
- * chunk (Linux 4.16's console owner handover): the owner does not write
+ * chunk (Steven Rostedt's console owner and waiter): the owner does not write
  * everyone's text for ever. Here the owner's write is held until this
  * CPU waits; then this CPU writes its own lines.
  */
