@@ -52,6 +52,9 @@ struct kmem_cache {
 	u64 poison_errors;      /* SLAB_POISON: corrupted free objects found */
 	void *magazines;        /* nr_magazines of them, magazine_stride bytes apart; or NULL */
 	u32 nr_magazines, magazine_stride, magazine_order;
+	void **shared;          /* the shared array (2.6.14's l3->shared): shared[0..shared_avail), */
+	u32 shared_avail, shared_limit; /* under the lock, in the magazines' block; or NULL */
+	u64 shared_refills, shared_flushes;     /* batches taken from it, given to it */
 	struct list_head caches;        /* all caches, for statistics */
 };
 
@@ -73,7 +76,9 @@ void kfree(const void *p);
  */
 struct kmem_cache_stats {
 	u64 in_use;             /* handed out and not freed */
-	u64 cached;             /* free, waiting in the CPUs' magazines */
+	u64 cached;             /* free, waiting in the CPUs' magazines or the shared array */
+	u64 shared;             /* of those, in the shared array */
+	u64 shared_refills, shared_flushes;     /* batches taken from it, given to it */
 	u64 active;             /* out of the slabs: in_use + cached */
 	u64 slabs, objects;     /* slabs, and the objects they hold (used or not) */
 	u64 allocs, frees;      /* kmem_cache_alloc()s and frees since the cache was made */
@@ -83,10 +88,10 @@ void kmem_cache_get_stats(const struct kmem_cache *cache, struct kmem_cache_stat
 u64 kmem_cache_in_use(const struct kmem_cache *cache);  /* kmem_cache_get_stats()'s in_use */
 
 /*
- * Empty magazines back into their slabs: every CPU's of every cache
- * (slab_drain_all), every CPU's of one cache (kmem_cache_drain), both by a
- * function call on each CPU that waits for all of them, so never with
- * interrupts off or a lock held.
+ * Empty magazines, and the shared arrays behind them, back into their
+ * slabs: every CPU's of every cache (slab_drain_all), every CPU's of one
+ * cache (kmem_cache_drain), both by a function call on each CPU that waits
+ * for all of them, so never with interrupts off or a lock held.
  */
 void slab_drain_all(void);
 void kmem_cache_drain(struct kmem_cache *cache);

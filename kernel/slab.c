@@ -43,6 +43,17 @@
  * to the CPU that closed it); 2.6.14 sent objects of another node's slabs
  * to "alien" caches, testbed does not (its slabs come from any node).
  *
+ * The shared array: behind the magazines, each cache whose objects fit in
+ * a page has one array of SHARED_BATCHES batches (480 objects up to 256
+ * bytes), 2.6.14's l3->shared ("shared = 8" in enable_cpucache(), "The
+ * array replaces Bonwick's magazine layer"), under the cache lock. A full
+ * magazine's flush copies its oldest batch there while it has room (then
+ * nothing goes to the slabs), and an empty magazine's refill takes the
+ * array's newest batch before any slab: objects freed on one CPU reach
+ * another, or come back to the same one after a burst of frees, without a
+ * slab list touched. 2.6.14 had one per node, as its slab lists were;
+ * testbed's one list per cache has one array. A drain empties it too.
+ *
  * What the magazines change:
  *   - an object in a magazine keeps its slab out of the page allocator, so
  *     the counts of pages and of slabs are exact only after a drain
@@ -50,15 +61,16 @@
  *     checks do that first). 2.6.14 had the same, and kept empty slabs
  *     too, until cache_reap() ran every two seconds; testbed has no reaper;
  *   - kmem_cache_get_stats() tells handed-out objects (in_use) from those
- *     waiting in magazines (cached): exact when no CPU allocates or frees
- *     meanwhile, since other CPUs' magazines are read without their lock;
+ *     waiting in magazines or the shared array (cached): exact when no CPU
+ *     allocates or frees meanwhile, since other CPUs' magazines are read
+ *     without their lock;
  *   - SLAB_POISON caches have no magazine: every alloc and free takes the
  *     lock and goes to the slab, so the poison check on every hand-out and
  *     the freelist walk for double frees stay as they were. Without
  *     SLAB_POISON, a free checks (no lock) that obj is an object of this
  *     cache and not the one on top of the magazine (freed twice in a row);
- *     any other double free is caught only when the magazine flushes it to
- *     its slab, as in 2.6.14 without CONFIG_DEBUG_SLAB.
+ *     any other double free is caught only when a flush or a drain takes
+ *     it to its slab, as in 2.6.14 without CONFIG_DEBUG_SLAB.
  *
  * The order of a slab is the smallest that holds at least SLAB_MIN_OBJECTS
  * objects with at most 1/SLAB_WASTE_FRACTION of it left over, up to
@@ -74,7 +86,8 @@
  *
  * Interface (slab.h): kmem_cache_create/destroy, kmem_cache_alloc/free,
  * kmalloc/kfree; slab_drain_all() and kmem_cache_drain() empty the
- * magazines; kmem_cache_get_stats() and slab_print() count.
+ * magazines and the shared arrays; kmem_cache_get_stats() and slab_print()
+ * count.
  *
  * kmem_cache structs come from a cache themselves, kmem_cache_cache, which
  * is a static struct set up by slab_init() so it needs nothing to exist.
@@ -102,6 +115,7 @@
 #define KMALLOC_MAX_SHIFT   11  /* largest class: 2048 bytes; above, whole pages */
 #define KMALLOC_CLASSES     (KMALLOC_MAX_SHIFT - KMALLOC_MIN_SHIFT + 1)
 #define MAGAZINE_ALIGN      64  /* a CPU's magazine starts on its own cache line */
+#define SHARED_BATCHES      8   /* the shared array holds this many batches (2.6.14's shared) */
 #define RECIPROCAL_MAX_SLAB 65536       /* is_object_of() multiplies up to this slab size */
 
 /*
@@ -439,12 +453,14 @@ static struct kmem_magazine *this_magazine(const struct kmem_cache *c)
 static void magazines_setup(struct kmem_cache *c)
 {
 	u32 limit = magazine_limit(c);
+	u32 shared_limit = c->size <= PAGE_SIZE ? SHARED_BATCHES * ((limit + 1) / 2) : 0;
 
 	if (!limit)
 		return;
 	c->magazine_stride = (u32)ALIGN_UP(sizeof(struct kmem_magazine) + limit * sizeof(void *),
 					   MAGAZINE_ALIGN);
-	c->magazine_order = page_order((u64)slab_nr_cpus * c->magazine_stride);
+	c->magazine_order = page_order((u64)slab_nr_cpus * c->magazine_stride +
+				       shared_limit * sizeof(void *));
 	struct page *block = c->magazine_order <= MAX_ORDER ?
 			     alloc_pages(c->magazine_order, NODE_ANY, ALLOC_ZERO) : NULL;
 	if (!block) {
@@ -454,6 +470,10 @@ static void magazines_setup(struct kmem_cache *c)
 	}
 	c->magazines = page_address(block);
 	c->nr_magazines = slab_nr_cpus;
+	if (shared_limit) {
+		c->shared = (void **)((u8 *)c->magazines + (u64)slab_nr_cpus * c->magazine_stride);
+		c->shared_limit = shared_limit;
+	}
 	for (u32 cpu = 0; cpu < c->nr_magazines; cpu++) {
 		struct kmem_magazine *m = magazine_of(c, cpu);
 
@@ -468,6 +488,8 @@ static void magazines_release(struct kmem_cache *c)
 		free_pages(phys_to_page(virt_to_phys(c->magazines)), c->magazine_order);
 	c->magazines = NULL;
 	c->nr_magazines = 0;
+	c->shared = NULL;
+	c->shared_limit = 0;
 }
 
 /* Up to batchcount objects from the slabs into the empty magazine m; how many. */
@@ -480,6 +502,17 @@ static void magazines_release(struct kmem_cache *c)
 __hot_batch static u32 refill(struct kmem_cache *c, struct kmem_magazine *m, u64 irq)
 {
 	lock_for_batch(c, irq);
+	if (c->shared_avail && m->avail < m->batchcount) {
+		/* The shared array's newest first, as cache_alloc_refill() took them. */
+		u32 k = MIN(m->batchcount - m->avail, c->shared_avail);
+
+		c->shared_avail -= k;
+		memcpy(&m->entry[m->avail], &c->shared[c->shared_avail], k * sizeof(void *));
+		m->avail += k;
+		c->shared_refills++;
+		spin_unlock(&c->lock);
+		return m->avail;
+	}
 	while (m->avail < m->batchcount) {
 		if (list_empty(&c->partial)) {
 			spin_unlock(&c->lock);
@@ -559,16 +592,45 @@ static void free_chunk(struct kmem_cache *c, void *const *objs, u32 n, u64 irq)
 }
 
 /*
- * The n oldest objects of m (its bottom) back to their slabs, a chunk at a
- * time: each chunk leaves the magazine before the lock is waited for, so
- * an interrupt meanwhile finds the magazine whole, and at most a chunk is
- * neither in the magazine nor in its slab (a drain IPI taken while the
- * lock is waited for, interrupts on, misses only those). Interrupts off.
+ * Up to n of m's oldest objects into the shared array, as many as it has
+ * room for; how many. Interrupts off: the magazine cannot change between
+ * the copy, made under the lock, and the move down after it.
  */
-__hot_batch static void flush(struct kmem_cache *c, struct kmem_magazine *m, u32 n, u64 irq)
+static u32 flush_to_shared(struct kmem_cache *c, struct kmem_magazine *m, u32 n, u64 irq)
+{
+	u32 k;
+
+	lock_for_batch(c, irq);
+	k = MIN(MIN(n, m->avail), c->shared_limit - c->shared_avail);
+	memcpy(&c->shared[c->shared_avail], m->entry, k * sizeof(void *));
+	c->shared_avail += k;
+	if (k)
+		c->shared_flushes++;
+	spin_unlock(&c->lock);
+	m->avail -= k;
+	memmove(&m->entry[0], &m->entry[k], m->avail * sizeof(void *));
+	return k;
+}
+
+/*
+ * The n oldest objects of m (its bottom) out of the magazine: into the
+ * shared array if it has room for any (then only those go, as 2.6.14's
+ * cache_flusharray() did), else back to their slabs, a chunk at a time.
+ * A drain (to_slabs) passes the shared array by. Each chunk leaves the
+ * magazine before the lock is waited for, so an interrupt meanwhile finds
+ * the magazine whole, and at most a chunk is neither in the magazine nor
+ * in its slab (a drain IPI taken while the lock is waited for, interrupts
+ * on, misses only those). Interrupts off.
+ */
+__hot_batch static void flush(struct kmem_cache *c, struct kmem_magazine *m, u32 n, u64 irq,
+			      bool to_slabs)
 {
 	void *chunk[FLUSH_CHUNK];
 
+	/* Looked at without the lock: a stale "full" only sends this batch to the slabs. */
+	if (!to_slabs && __atomic_load_n(&c->shared_avail, __ATOMIC_RELAXED) < c->shared_limit &&
+	    flush_to_shared(c, m, n, irq))
+		return;
 	for (n = MIN(n, m->avail); n; n = MIN(n, m->avail)) {
 		u32 k = MIN(n, (u32)FLUSH_CHUNK);
 
@@ -580,13 +642,33 @@ __hot_batch static void flush(struct kmem_cache *c, struct kmem_magazine *m, u32
 	}
 }
 /* Empty this CPU's magazine of c. */
+/* The shared array's objects back to their slabs, a chunk per lock hold. Interrupts off. */
+static void drain_shared(struct kmem_cache *c, u64 irq)
+{
+	void *chunk[FLUSH_CHUNK];
+	u32 k;
+
+	do {
+		lock_for_batch(c, irq);
+		k = MIN(c->shared_avail, (u32)FLUSH_CHUNK);
+		c->shared_avail -= k;
+		memcpy(chunk, &c->shared[c->shared_avail], k * sizeof(void *));
+		spin_unlock(&c->lock);
+		if (k)
+			free_chunk(c, chunk, k, irq);
+	} while (k);
+}
+
+/* Empty this CPU's magazine of c, and the shared array (whichever CPU comes first). */
 static void drain_here(struct kmem_cache *c)
 {
 	u64 irq = irq_save();
 	struct kmem_magazine *m = this_magazine(c);
 
 	while (m && m->avail)
-		flush(c, m, m->avail, irq);
+		flush(c, m, m->avail, irq, true);
+	if (c->shared_limit)
+		drain_shared(c, irq);
 	irq_restore(irq);
 }
 
@@ -715,7 +797,11 @@ void kmem_cache_get_stats(const struct kmem_cache *c, struct kmem_cache_stats *s
 		.allocs = __atomic_load_n(&c->unmagazined_allocs, __ATOMIC_RELAXED),
 		.grown_irqs_off = __atomic_load_n(&c->grown_irqs_off, __ATOMIC_RELAXED),
 		.frees = __atomic_load_n(&c->unmagazined_frees, __ATOMIC_RELAXED),
+		.shared = __atomic_load_n(&c->shared_avail, __ATOMIC_RELAXED),
+		.shared_refills = __atomic_load_n(&c->shared_refills, __ATOMIC_RELAXED),
+		.shared_flushes = __atomic_load_n(&c->shared_flushes, __ATOMIC_RELAXED),
 	};
+	st->cached = st->shared;
 	for (u32 cpu = 0; cpu < c->nr_magazines; cpu++) {
 		const struct kmem_magazine *m = magazine_of(c, cpu);
 
@@ -826,7 +912,7 @@ __hot void kmem_cache_free(struct kmem_cache *c, void *obj)
 		why = free_to_slab(c, obj);
 	} else if (!(why = bad_magazine_free(c, m, obj))) {
 		while (m->avail >= m->limit)
-			flush(c, m, m->batchcount, irq);
+			flush(c, m, m->batchcount, irq, false);
 		m->entry[m->avail++] = obj;     /* the fast path */
 		m->frees++;
 	}

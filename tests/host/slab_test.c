@@ -486,6 +486,18 @@ static void refill_takes_a_batch_from_the_slabs(struct ktest *t)
 	(void)p;
 }
 
+#define SHARED_LIMIT (8 * MAG_BATCH)     /* 2.6.14's shared array: 8 batches */
+
+/* Fill CPU 1's magazine with obj[0..MAG_LIMIT) (allocated on CPU 0), oldest at the bottom. */
+static void fill_magazine_on_cpu1(struct kmem_cache *c, void **obj)
+{
+	for (u32 i = 0; i <= MAG_LIMIT; i++)
+		obj[i] = kmem_cache_alloc(c, 0);
+	slab_host_cpu = 1;                      /* freed on a CPU whose magazine is empty */
+	for (u32 i = 0; i < MAG_LIMIT; i++)
+		kmem_cache_free(c, obj[i]);
+}
+
 static void full_magazine_flushes_its_oldest_batch(struct ktest *t)
 {
 	static void *obj[MAG_LIMIT + 1];
@@ -493,19 +505,20 @@ static void full_magazine_flushes_its_oldest_batch(struct ktest *t)
 	boot(false);
 	struct kmem_cache *c = kmem_cache_create("flush", 64, 0, 0);
 
-	for (u32 i = 0; i <= MAG_LIMIT; i++)
-		obj[i] = kmem_cache_alloc(c, 0);
-	slab_host_cpu = 1;                      /* freed on a CPU whose magazine is empty */
-	for (u32 i = 0; i < MAG_LIMIT; i++)
-		kmem_cache_free(c, obj[i]);
+	fill_magazine_on_cpu1(c, obj);
 	struct kmem_cache_stats st = stats_of(c);
 	EXPECT_EQ(t, st.in_use, 1);
-	u64 active = st.active;
+	EXPECT_EQ(t, st.shared, 0);
+	u64 active = st.active, slabs = st.slabs;
 
-	kmem_cache_free(c, obj[MAG_LIMIT]);     /* full: the bottom batch goes to the slabs */
+	kmem_cache_free(c, obj[MAG_LIMIT]);     /* full: the bottom batch goes to the shared array */
 	st = stats_of(c);
-	EXPECT_EQ(t, st.active, active - MAG_BATCH);
-	EXPECT_EQ(t, st.in_use, 0);
+	EXPECT_EQ(t, st.shared, MAG_BATCH);
+	EXPECT_EQ(t, st.shared_flushes, 1);
+	EXPECT_EQ(t, st.active, active);        /* still out of the slabs... */
+	EXPECT_EQ(t, st.slabs, slabs);
+	EXPECT_EQ(t, st.in_use, 0);             /* ...and free */
+	EXPECT_EQ(t, st.cached, st.active);
 	EXPECT_EQ(t, st.frees, MAG_LIMIT + 1);
 	/* The newest stayed: obj[MAG_LIMIT] on top, then obj[MAG_LIMIT - 1], ... */
 	EXPECT_EQ(t, kmem_cache_alloc(c, 0), obj[MAG_LIMIT]);
@@ -514,6 +527,78 @@ static void full_magazine_flushes_its_oldest_batch(struct ktest *t)
 	kmem_cache_free(c, obj[MAG_LIMIT]);
 	slab_host_cpu = 0;
 	EXPECT_TRUE(t, kmem_cache_destroy(c));
+	EXPECT_STREQ(t, host_log(), "");
+}
+
+/*
+ * A CPU whose magazine is empty takes the shared array's newest batch
+ * before any slab: objects freed on one CPU go to another without a slab
+ * list touched (2.6.14's cache_alloc_refill()).
+ */
+static void refill_takes_the_shared_arrays_newest_batch_first(struct ktest *t)
+{
+	static void *obj[MAG_LIMIT + MAG_BATCH + 1];
+
+	boot(false);
+	struct kmem_cache *c = kmem_cache_create("pass", 64, 0, 0);
+
+	for (u32 i = 0; i < ARRAY_SIZE(obj); i++)
+		obj[i] = kmem_cache_alloc(c, 0);
+	slab_host_cpu = 1;
+	for (u32 i = 0; i < ARRAY_SIZE(obj); i++)
+		kmem_cache_free(c, obj[i]);     /* two flushes: obj[0..60), then obj[60..120) */
+	EXPECT_EQ(t, stats_of(c).shared, 2 * MAG_BATCH);
+	u64 active = stats_of(c).active;
+
+	slab_host_cpu = 2;                      /* an empty magazine */
+	void *p = kmem_cache_alloc(c, 0);
+	struct kmem_cache_stats st = stats_of(c);
+
+	EXPECT_EQ(t, p, obj[2 * MAG_BATCH - 1]);        /* the top of the batch that went in last */
+	EXPECT_EQ(t, st.shared, MAG_BATCH);
+	EXPECT_EQ(t, st.shared_refills, 1);
+	EXPECT_EQ(t, st.active, active);        /* no object came from a slab */
+	EXPECT_EQ(t, kmem_cache_alloc(c, 0), obj[2 * MAG_BATCH - 2]);
+	slab_drain_all();
+	EXPECT_EQ(t, stats_of(c).in_use, 2);
+	EXPECT_STREQ(t, host_log(), "");
+}
+
+/*
+ * With the shared array full, a flush goes to the slabs; a drain empties
+ * the shared array too, so the leak checks stay exact.
+ */
+static void a_full_shared_array_sends_the_batch_to_the_slabs(struct ktest *t)
+{
+	static void *obj[SHARED_LIMIT + MAG_LIMIT + 1];     /* the ninth flush comes with the last */
+	u32 n = ARRAY_SIZE(obj);
+
+	boot(false);
+	struct kmem_cache *c = kmem_cache_create("overflow", 64, 0, 0);
+	slab_drain_all();
+	u64 start = free_pages_now();
+
+	for (u32 i = 0; i < n; i++)
+		obj[i] = kmem_cache_alloc(c, 0);
+	u64 active = stats_of(c).active;
+
+	slab_host_cpu = 1;
+	for (u32 i = 0; i < n; i++)
+		kmem_cache_free(c, obj[i]);
+	struct kmem_cache_stats st = stats_of(c);
+
+	EXPECT_EQ(t, st.shared, SHARED_LIMIT);          /* 8 batches, then full */
+	EXPECT_EQ(t, st.shared_flushes, 8);
+	EXPECT_EQ(t, st.in_use, 0);
+	EXPECT_EQ(t, st.cached, st.active);
+	EXPECT_EQ(t, st.active, active - MAG_BATCH);    /* the ninth batch went to its slabs */
+	slab_host_cpu = 0;
+	slab_drain_all();
+	st = stats_of(c);
+	EXPECT_EQ(t, st.shared, 0);
+	EXPECT_EQ(t, st.active, 0);
+	EXPECT_EQ(t, st.slabs, 0);
+	EXPECT_EQ(t, free_pages_now(), start);
 	EXPECT_STREQ(t, host_log(), "");
 }
 
@@ -862,6 +947,8 @@ static const struct ktest_case slab_cases[] = {
 	KTEST(magazine_recycles_lifo_on_its_cpu),
 	KTEST(refill_takes_a_batch_from_the_slabs),
 	KTEST(full_magazine_flushes_its_oldest_batch),
+	KTEST(refill_takes_the_shared_arrays_newest_batch_first),
+	KTEST(a_full_shared_array_sends_the_batch_to_the_slabs),
 	KTEST(drain_returns_every_object_and_page),
 	KTEST(cross_cpu_free_lands_in_the_freeing_cpus_magazine),
 	KTEST(destroy_drains_the_magazines_first),
