@@ -93,8 +93,12 @@ void vm_init(const struct memmap *map);
  * Map device memory [pa, pa + size) into the direct map with the given
  * cache type and return its virtual address, or NULL (with a message) if it
  * cannot be mapped. Already-mapped pages with the same type are left alone.
+ * RAM (what vm_init() mapped write-back) is refused any other type.
  */
 void *ioremap(u64 pa, u64 size, enum vm_cache cache);
+
+/* Whether [base, end) overlaps what vm_init() direct-mapped write-back as RAM. */
+bool vm_range_is_ram(u64 base, u64 end);
 
 /* Firmware data outside RAM (ACPI tables in "reserved" ranges): write-back. */
 static inline void *memremap(u64 pa, u64 size)

@@ -338,6 +338,24 @@ static void map_image(const char *start, const char *end, u64 flags)
 		pr_err("vm: cannot map kernel region 0x%llx\n", va);
 }
 
+/*
+ * The physical ranges vm_init() direct-mapped write-back (the memory map's
+ * RAM and the image): ioremap() gives no other cache type inside them.
+ * Written before the APs start, read-only after.
+ */
+static struct {
+	u64 base, end;
+} wb_ram[MMAP_MAX + 1];
+static u32 nr_wb_ram;
+
+bool vm_range_is_ram(u64 base, u64 end)
+{
+	for (u32 i = 0; i < nr_wb_ram; i++)
+		if (wb_ram[i].base < end && base < wb_ram[i].end)
+			return true;
+	return false;
+}
+
 static void map_direct(u64 base, u64 end)
 {
 	base = ALIGN_UP(base, PAGE_SIZE);
@@ -351,6 +369,8 @@ static void map_direct(u64 base, u64 end)
 		return;
 	if (map_range(PAGE_OFFSET + base, base, end - base, PTE_P | PTE_W | PTE_G | pte_nx, true))
 		vm_direct_mapped += end - base;
+	if (nr_wb_ram < ARRAY_SIZE(wb_ram))
+		wb_ram[nr_wb_ram++] = (typeof(wb_ram[0])){ base, end };
 }
 
 void vm_init(const struct memmap *map)
@@ -380,6 +400,7 @@ void vm_init(const struct memmap *map)
 	if (map->n == 0) {
 		pr_warn("vm: no memory map; direct-mapping the first 4 GiB blindly\n");
 		map_direct(0, 4UL << 30);
+		nr_wb_ram = 0;  /* what in there is RAM is not known: refuse nothing */
 	}
 
 	write_cr3(virt_to_phys(pml4));
@@ -424,6 +445,17 @@ void *ioremap(u64 pa, u64 size, enum vm_cache cache)
 	}
 	if (!pml4) {
 		pr_err("vm: ioremap 0x%llx before vm_init\n", pa);
+		return NULL;
+	}
+	/*
+	 * RAM stays write-back: the same physical page under two cache types
+	 * is an alias Intel does not support ("may lead to undefined
+	 * operations", SDM vol. 3A 11.12.4 in the edition read), and x86
+	 * Linux's ioremap refuses System RAM too ("ioremap on RAM at",
+	 * arch/x86/mm/ioremap.c).
+	 */
+	if (cache != VM_WB && vm_range_is_ram(base, end)) {
+		pr_err("vm: ioremap 0x%llx+0x%llx refused: it is RAM, mapped write-back\n", pa, size);
 		return NULL;
 	}
 	flags = PTE_P | PTE_W | PTE_G | pte_nx | cache_bits(cache);
