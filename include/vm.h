@@ -143,8 +143,8 @@ u64 (*vm_set_pt_allocator(u64 (*alloc)(void)))(void);
 /*
  * A kernel stack of size bytes (a multiple of PAGE_SIZE, at most
  * STACK_SLOT - PAGE_SIZE) from node's memory, with an unmapped guard page
- * below it. Returns the stack's top (where RSP starts), or 0. Needs the
- * page allocator.
+ * below it, zeroed (fresh or reused). Returns the stack's top (where RSP
+ * starts), or 0. Needs the page allocator.
  */
 u64 vm_alloc_stack(u64 size, int node);
 void vm_free_stack(u64 top);

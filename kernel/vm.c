@@ -479,6 +479,15 @@ void *ioremap(u64 pa, u64 size, enum vm_cache cache)
  * thread (kernel mappings are global: nothing flushes them), and the next
  * stack mapped at that address would be seen through them as the old pages.
  * Reusing the mapping needs no TLB shootdown at all.
+ *
+ * Every stack is handed out zeroed: fresh pages come zeroed from the page
+ * allocator and a cached stack is cleared, as Linux clears a reused one
+ * ("Clear stale pointers from reused stack", kernel/fork.c). Under QEMU's
+ * TCG the zeroing does more: a page that once held code QEMU translated
+ * (the firmware's, GRUB's) keeps its translated blocks until every one is
+ * written over, and each store to such a page takes QEMU's self-modifying-
+ * code path. A storm thread whose stack sat on one ran 50 times slower
+ * (story, 5 December 2026: docs/performance.md).
  */
 static u8 stack_slot_state[MAX_STACKS];        /* 0 never used, 1 in use, 2 free and mapped */
 static u16 stack_slot_node[MAX_STACKS];
@@ -515,7 +524,7 @@ static bool map_fresh_stack(u64 top, u64 pages, int node)
 	u64 flags = PTE_P | PTE_W | PTE_G | pte_nx;
 
 	for (u64 i = 1; i <= pages; i++) {
-		struct page *p = alloc_pages(0, node, 0);
+		struct page *p = alloc_pages(0, node, ALLOC_ZERO);
 		if (!p)
 			return false;   /* the pages mapped so far stay with the slot */
 		bool ok = map_unlocked_alloc(top - i * PAGE_SIZE, page_to_phys(p), PAGE_SIZE,
@@ -545,8 +554,11 @@ u64 vm_alloc_stack(u64 size, int node)
 		pr_err("vm: all %u stack slots in use\n", MAX_STACKS);
 		return 0;
 	}
-	if (cached)
+	if (cached) {
+		/* Linux's alloc_thread_stack_node: "Clear stale pointers from reused stack." */
+		memset((void *)(slot_top((u32)slot) - pages * PAGE_SIZE), 0, pages * PAGE_SIZE);
 		return slot_top((u32)slot);
+	}
 	stack_slot_pages[slot] = (u32)pages;
 	stack_slot_node[slot] = (u16)(node < 0 ? 0 : node);
 	if (!map_fresh_stack(slot_top((u32)slot), pages, node)) {

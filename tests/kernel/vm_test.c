@@ -188,6 +188,50 @@ static void ioremap_rejects_addresses_past_the_direct_map(struct ktest *t)
 	EXPECT_TRUE(t, ioremap(~0UL - 10, 100, VM_UC) == NULL);
 }
 
+/* Whether [p, p + n) is all zero bytes. */
+static bool all_zero(const u8 *p, u64 n)
+{
+	for (u64 i = 0; i < n; i++)
+		if (p[i])
+			return false;
+	return true;
+}
+
+/*
+ * A stack comes zeroed, fresh or reused. Pages written all over and
+ * freed just before go to this CPU's page list, which hands them out
+ * again first: a fresh stack not zeroed would show their bytes. A stack
+ * of an odd size (5 pages) needs a fresh slot the first time.
+ */
+#define DIRTY_PAGES 16
+#define ODD_STACK_PAGES 5
+
+static void a_stack_comes_zeroed(struct ktest *t)
+{
+	struct page *dirty[DIRTY_PAGES];
+	int node = (int)this_cpu()->node;
+	u64 size = ODD_STACK_PAGES * PAGE_SIZE;
+
+	for (u32 i = 0; i < DIRTY_PAGES; i++) {
+		dirty[i] = alloc_pages(0, node, 0);
+		ASSERT_TRUE(t, dirty[i] != NULL);
+		memset(page_address(dirty[i]), 0xa5, PAGE_SIZE);
+	}
+	for (u32 i = 0; i < DIRTY_PAGES; i++)
+		free_pages(dirty[i], 0);
+	u64 top = vm_alloc_stack(size, node);
+
+	ASSERT_TRUE(t, top != 0);
+	EXPECT_TRUE(t, all_zero((const u8 *)(top - size), size));
+	memset((void *)(top - size), 0x5a, size);
+	vm_free_stack(top);
+	u64 again = vm_alloc_stack(size, node);
+
+	EXPECT_EQ(t, again, top);                       /* the cached stack, reused */
+	EXPECT_TRUE(t, all_zero((const u8 *)(again - size), size));
+	vm_free_stack(again);
+}
+
 /* A page-table allocator that notes how it was called on the test's CPU. */
 static struct {
 	u64 (*real)(void);
@@ -251,6 +295,7 @@ static const struct ktest_case vm_cases[] = {
 	KTEST(memremap_of_ram_keeps_the_mapping),
 	KTEST(ioremap_rejects_addresses_past_the_direct_map),
 	KTEST(page_tables_are_allocated_with_interrupts_on),
+	KTEST(a_stack_comes_zeroed),
 	{},
 };
 KTEST_SUITE(vm, vm_cases);
