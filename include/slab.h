@@ -53,7 +53,9 @@ struct kmem_cache {
 	void *magazines;        /* nr_magazines of them, magazine_stride bytes apart; or NULL */
 	u32 nr_magazines, magazine_stride, magazine_order;
 	void **shared;          /* the shared array (2.6.14's l3->shared): shared[0..shared_avail), */
-	u32 shared_avail, shared_limit; /* under the lock, in the magazines' block; or NULL */
+	u32 shared_avail, shared_limit; /* under the lock; in the magazines' block's slack, */
+	u32 shared_order;               /* or in 2^shared_order pages of its own */
+	bool shared_own_pages;
 	u64 shared_refills, shared_flushes;     /* batches taken from it, given to it */
 	struct list_head caches;        /* all caches, for statistics */
 };

@@ -97,7 +97,7 @@ void vm_init(const struct memmap *map);
  */
 void *ioremap(u64 pa, u64 size, enum vm_cache cache);
 
-/* Whether [base, end) overlaps what vm_init() direct-mapped write-back as RAM. */
+/* Whether [base, end) overlaps the usable RAM or the image vm_init() direct-mapped write-back. */
 bool vm_range_is_ram(u64 base, u64 end);
 
 /* Firmware data outside RAM (ACPI tables in "reserved" ranges): write-back. */

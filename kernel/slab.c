@@ -44,15 +44,19 @@
  * to "alien" caches, testbed does not (its slabs come from any node).
  *
  * The shared array: behind the magazines, each cache whose objects fit in
- * a page has one array of SHARED_BATCHES batches (480 objects up to 256
- * bytes), 2.6.14's l3->shared ("shared = 8" in enable_cpucache(), "The
- * array replaces Bonwick's magazine layer"), under the cache lock. A full
- * magazine's flush copies its oldest batch there while it has room (then
- * nothing goes to the slabs), and an empty magazine's refill takes the
- * array's newest batch before any slab: objects freed on one CPU reach
- * another, or come back to the same one after a burst of frees, without a
- * slab list touched. 2.6.14 had one per node, as its slab lists were;
- * testbed's one list per cache has one array. A drain empties it too.
+ * a page has, on a machine of more than one CPU, one array of
+ * SHARED_BATCHES batches (480 objects up to 256 bytes), 2.6.14's
+ * l3->shared ("shared = 8" in enable_cpucache() under CONFIG_SMP, "The
+ * array replaces Bonwick's magazine layer"; on one CPU it "is functionally
+ * equivalent (but less efficient) to a larger limit"), under the cache
+ * lock. A full magazine's flush copies as much of its oldest batch there
+ * as the array has room for (then nothing goes to the slabs), and an empty
+ * magazine's refill takes the array's newest batch before any slab:
+ * objects freed on one CPU reach another, or come back to the same one
+ * after a burst of frees, without a slab list touched. 2.6.14 had one per
+ * node, as its slab lists were; testbed's one list per cache has one
+ * array. It lives in the slack of the magazines' block if it fits, else in
+ * a page of its own. A drain empties it too.
  *
  * What the magazines change:
  *   - an object in a magazine keeps its slab out of the page allocator, so
@@ -70,7 +74,9 @@
  *     SLAB_POISON, a free checks (no lock) that obj is an object of this
  *     cache and not the one on top of the magazine (freed twice in a row);
  *     any other double free is caught only when a flush or a drain takes
- *     it to its slab, as in 2.6.14 without CONFIG_DEBUG_SLAB.
+ *     it to its slab, as in 2.6.14 without CONFIG_DEBUG_SLAB. With the
+ *     shared array taking flushes first, that may be only at the next drain
+ *     (no reaper runs): until then both copies can be handed out.
  *
  * The order of a slab is the smallest that holds at least SLAB_MIN_OBJECTS
  * objects with at most 1/SLAB_WASTE_FRACTION of it left over, up to
@@ -447,20 +453,24 @@ static struct kmem_magazine *this_magazine(const struct kmem_cache *c)
 
 /*
  * Give c one magazine per CPU, in a block of whole pages (a magazine
- * cannot come from a cache: kmem_cache_cache needs one too). Without the
- * block, c works without magazines.
+ * cannot come from a cache: kmem_cache_cache needs one too), and its
+ * shared array in the block's slack or, if that is too small, in pages of
+ * its own. Without the block, c works without magazines; without the
+ * shared array's pages, without a shared array.
  */
 static void magazines_setup(struct kmem_cache *c)
 {
 	u32 limit = magazine_limit(c);
-	u32 shared_limit = c->size <= PAGE_SIZE ? SHARED_BATCHES * ((limit + 1) / 2) : 0;
+	u32 shared_limit = c->size <= PAGE_SIZE && slab_nr_cpus > 1 ?
+			   SHARED_BATCHES * ((limit + 1) / 2) : 0;
 
 	if (!limit)
 		return;
 	c->magazine_stride = (u32)ALIGN_UP(sizeof(struct kmem_magazine) + limit * sizeof(void *),
 					   MAGAZINE_ALIGN);
-	c->magazine_order = page_order((u64)slab_nr_cpus * c->magazine_stride +
-				       shared_limit * sizeof(void *));
+	u64 magazine_bytes = (u64)slab_nr_cpus * c->magazine_stride;
+
+	c->magazine_order = page_order(magazine_bytes);
 	struct page *block = c->magazine_order <= MAX_ORDER ?
 			     alloc_pages(c->magazine_order, NODE_ANY, ALLOC_ZERO) : NULL;
 	if (!block) {
@@ -470,32 +480,49 @@ static void magazines_setup(struct kmem_cache *c)
 	}
 	c->magazines = page_address(block);
 	c->nr_magazines = slab_nr_cpus;
-	if (shared_limit) {
-		c->shared = (void **)((u8 *)c->magazines + (u64)slab_nr_cpus * c->magazine_stride);
-		c->shared_limit = shared_limit;
-	}
 	for (u32 cpu = 0; cpu < c->nr_magazines; cpu++) {
 		struct kmem_magazine *m = magazine_of(c, cpu);
 
 		m->limit = limit;
 		m->batchcount = (limit + 1) / 2;
 	}
+	if (!shared_limit)
+		return;
+	if ((PAGE_SIZE << c->magazine_order) - magazine_bytes >= shared_limit * sizeof(void *)) {
+		c->shared = (void **)((u8 *)c->magazines + magazine_bytes);
+	} else {
+		c->shared_order = page_order(shared_limit * sizeof(void *));
+		struct page *own = alloc_pages(c->shared_order, NODE_ANY, 0);
+
+		if (!own) {
+			pr_warn("slab: %s: no memory for a shared array; the magazines go to the slabs\n",
+				c->name);
+			return;
+		}
+		c->shared = page_address(own);
+		c->shared_own_pages = true;
+	}
+	c->shared_limit = shared_limit;
 }
 
 static void magazines_release(struct kmem_cache *c)
 {
 	if (c->magazines)
 		free_pages(phys_to_page(virt_to_phys(c->magazines)), c->magazine_order);
+	if (c->shared && c->shared_own_pages)
+		free_pages(phys_to_page(virt_to_phys(c->shared)), c->shared_order);
 	c->magazines = NULL;
 	c->nr_magazines = 0;
 	c->shared = NULL;
 	c->shared_limit = 0;
+	c->shared_own_pages = false;
 }
 
-/* Up to batchcount objects from the slabs into the empty magazine m; how many. */
 /*
- * Up to batchcount objects from the slabs into the empty magazine m; how
- * many. A new slab is made with the lock dropped: the lock is held only to
+ * Up to batchcount objects into the empty magazine m (an interrupt while
+ * the lock is waited for may have put some there): the shared array's
+ * newest if it holds any, else from the slabs; how many it holds then.
+ * A new slab is made with the lock dropped: the lock is held only to
  * move objects, so a CPU that waits for it waits for little (under TCG, a
  * holder the host preempts stalls every CPU that spins on the lock).
  */
@@ -641,7 +668,7 @@ __hot_batch static void flush(struct kmem_cache *c, struct kmem_magazine *m, u32
 		n -= k;
 	}
 }
-/* Empty this CPU's magazine of c. */
+
 /* The shared array's objects back to their slabs, a chunk per lock hold. Interrupts off. */
 static void drain_shared(struct kmem_cache *c, u64 irq)
 {

@@ -339,9 +339,13 @@ static void map_image(const char *start, const char *end, u64 flags)
 }
 
 /*
- * The physical ranges vm_init() direct-mapped write-back (the memory map's
- * RAM and the image): ioremap() gives no other cache type inside them.
- * Written before the APs start, read-only after.
+ * The RAM vm_init() direct-mapped write-back that the kernel hands out
+ * (the memory map's usable ranges, Linux's "System RAM") and the image:
+ * their pages are mapped again elsewhere (stacks, user space, the image at
+ * -2 GiB), so ioremap() gives no other cache type inside them. ACPI data,
+ * NVS and persistent memory are direct-mapped too but mapped nowhere
+ * else: an ioremap() there changes the one mapping they have. Written
+ * before the APs start, read-only after.
  */
 static struct {
 	u64 base, end;
@@ -356,7 +360,7 @@ bool vm_range_is_ram(u64 base, u64 end)
 	return false;
 }
 
-static void map_direct(u64 base, u64 end)
+static void map_direct(u64 base, u64 end, bool handed_out)
 {
 	base = ALIGN_UP(base, PAGE_SIZE);
 	end = ALIGN_DOWN(end, PAGE_SIZE);
@@ -369,7 +373,7 @@ static void map_direct(u64 base, u64 end)
 		return;
 	if (map_range(PAGE_OFFSET + base, base, end - base, PTE_P | PTE_W | PTE_G | pte_nx, true))
 		vm_direct_mapped += end - base;
-	if (nr_wb_ram < ARRAY_SIZE(wb_ram))
+	if (handed_out && nr_wb_ram < ARRAY_SIZE(wb_ram))
 		wb_ram[nr_wb_ram++] = (typeof(wb_ram[0])){ base, end };
 }
 
@@ -395,12 +399,12 @@ void vm_init(const struct memmap *map)
 	/* The direct map: every RAM range, plus the image wherever it was loaded. */
 	for (u32 i = 0; i < map->n; i++)
 		if (e820_is_ram(map->e[i].type))
-			map_direct(map->e[i].base, map->e[i].end);
-	map_direct((u64)__kernel_phys_start, (u64)__kernel_end - KERNEL_VMA);
+			map_direct(map->e[i].base, map->e[i].end, map->e[i].type == E820_USABLE);
+	map_direct((u64)__kernel_phys_start, (u64)__kernel_end - KERNEL_VMA, true);
 	if (map->n == 0) {
+		/* What in there is RAM is not known: only the image is refused. */
 		pr_warn("vm: no memory map; direct-mapping the first 4 GiB blindly\n");
-		map_direct(0, 4UL << 30);
-		nr_wb_ram = 0;  /* what in there is RAM is not known: refuse nothing */
+		map_direct(0, 4UL << 30, false);
 	}
 
 	write_cr3(virt_to_phys(pml4));

@@ -23,8 +23,8 @@
 
 static struct bootmem *bm;
 
-/* A machine of one node with low (and, if high is set, high) memory; then slab_init. */
-static void boot(bool high)
+/* A machine of one node with low (and, if high is set, high) memory; then slab_init for ncpus. */
+static void boot_cpus(bool high, u32 ncpus)
 {
 	if (!bm)
 		bm = calloc(1, sizeof(*bm));
@@ -34,8 +34,13 @@ static void boot(bool high)
 		bootmem_add_memory(bm, 4 * GiB, 4 * GiB + 64 * MiB, 0);
 	page_alloc_init(bm, 1, NULL);
 	slab_host_cpu = 0;
-	slab_init(SLAB_TEST_CPUS);
+	slab_init(ncpus);
 	host_log_clear();
+}
+
+static void boot(bool high)
+{
+	boot_cpus(high, SLAB_TEST_CPUS);
 }
 
 static u64 free_pages_now(void)
@@ -565,6 +570,47 @@ static void refill_takes_the_shared_arrays_newest_batch_first(struct ktest *t)
 }
 
 /*
+ * On one CPU there is no shared array (2.6.14 set it up only under
+ * CONFIG_SMP: there "it's functionally equivalent (but less efficient) to
+ * a larger limit"), and a flush goes straight to the slabs. With many
+ * CPUs the magazines fill their block and the array gets a page of its
+ * own, which destroy gives back.
+ */
+static void shared_array_only_with_several_cpus(struct ktest *t)
+{
+	static void *obj[MAG_LIMIT + 1];
+
+	boot_cpus(false, 1);
+	struct kmem_cache *c = kmem_cache_create("alone", 64, 0, 0);
+
+	ASSERT_TRUE(t, c != NULL);
+	EXPECT_EQ(t, c->shared_limit, 0);
+	for (u32 i = 0; i <= MAG_LIMIT; i++)
+		obj[i] = kmem_cache_alloc(c, 0);
+	u64 active = stats_of(c).active;
+
+	for (u32 i = 0; i <= MAG_LIMIT; i++)
+		kmem_cache_free(c, obj[i]);
+	EXPECT_EQ(t, stats_of(c).shared, 0);
+	EXPECT_EQ(t, stats_of(c).active, active - MAG_BATCH);   /* the flush went to the slabs */
+	EXPECT_TRUE(t, kmem_cache_destroy(c));
+
+	boot_cpus(false, 64);   /* 64 magazines of 1024 bytes fill their 64 KiB block */
+	slab_drain_all();       /* kmem_cache's own magazine too: start from no magazine */
+	u64 start = free_pages_now();
+	c = kmem_cache_create("many", 64, 0, 0);
+	ASSERT_TRUE(t, c != NULL);
+	EXPECT_EQ(t, c->shared_limit, SHARED_LIMIT);
+	EXPECT_TRUE(t, c->shared_own_pages);
+	EXPECT_EQ(t, c->magazine_order, 4);
+	EXPECT_TRUE(t, kmem_cache_destroy(c));
+	slab_drain_all();
+	EXPECT_EQ(t, free_pages_now(), start);
+	boot(false);
+	EXPECT_STREQ(t, host_log(), "");
+}
+
+/*
  * With the shared array full, a flush goes to the slabs; a drain empties
  * the shared array too, so the leak checks stay exact.
  */
@@ -949,6 +995,7 @@ static const struct ktest_case slab_cases[] = {
 	KTEST(full_magazine_flushes_its_oldest_batch),
 	KTEST(refill_takes_the_shared_arrays_newest_batch_first),
 	KTEST(a_full_shared_array_sends_the_batch_to_the_slabs),
+	KTEST(shared_array_only_with_several_cpus),
 	KTEST(drain_returns_every_object_and_page),
 	KTEST(cross_cpu_free_lands_in_the_freeing_cpus_magazine),
 	KTEST(destroy_drains_the_magazines_first),

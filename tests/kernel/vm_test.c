@@ -165,6 +165,18 @@ static void ioremap_refuses_ram_uncached(struct ktest *t)
 	vm_translate((u64)phys_to_virt(pa), &after, NULL);
 	EXPECT_EQ(t, after, before);
 	EXPECT_EQ(t, after & (PTE_PCD | PTE_PWT), 0);
+
+	/* A page the page allocator hands out, and a range that only ends in it. */
+	struct page *p = alloc_pages(0, NODE_ANY, 0);
+
+	ASSERT_TRUE(t, p != NULL);
+	pa = page_to_phys(p);
+	EXPECT_TRUE(t, vm_range_is_ram(pa, pa + PAGE_SIZE));
+	EXPECT_TRUE(t, ioremap(pa, PAGE_SIZE, VM_UC) == NULL);
+	EXPECT_TRUE(t, ioremap(pa - 8, 16, VM_WC) == NULL);
+	vm_translate((u64)phys_to_virt(pa), &after, NULL);
+	EXPECT_EQ(t, after & (PTE_PCD | PTE_PWT), 0);
+	free_pages(p, 0);
 	EXPECT_FALSE(t, vm_range_is_ram(0xfee00000, 0xfee01000));  /* the local APIC's page */
 }
 
@@ -200,28 +212,38 @@ static bool all_zero(const u8 *p, u64 n)
 /*
  * A stack comes zeroed, fresh or reused. Pages written all over and
  * freed just before go to this CPU's page list, which hands them out
- * again first: a fresh stack not zeroed would show their bytes. A stack
- * of an odd size (5 pages) needs a fresh slot the first time.
+ * again first, so the fresh stack gets some of them (checked: otherwise
+ * the test would prove nothing). Each run asks for a size no earlier run
+ * of this boot left cached, so its first stack is a fresh one.
  */
 #define DIRTY_PAGES 16
-#define ODD_STACK_PAGES 5
 
 static void a_stack_comes_zeroed(struct ktest *t)
 {
+	static u32 runs;
 	struct page *dirty[DIRTY_PAGES];
 	int node = (int)this_cpu()->node;
-	u64 size = ODD_STACK_PAGES * PAGE_SIZE;
+	u64 pages = 3 + runs++ % 10, size = pages * PAGE_SIZE, irq;
+	u32 dirty_in_stack = 0;
 
+	irq = irq_save();               /* nothing else takes pages from this CPU's list meanwhile */
 	for (u32 i = 0; i < DIRTY_PAGES; i++) {
 		dirty[i] = alloc_pages(0, node, 0);
-		ASSERT_TRUE(t, dirty[i] != NULL);
-		memset(page_address(dirty[i]), 0xa5, PAGE_SIZE);
+		if (dirty[i])
+			memset(page_address(dirty[i]), 0xa5, PAGE_SIZE);
 	}
 	for (u32 i = 0; i < DIRTY_PAGES; i++)
-		free_pages(dirty[i], 0);
+		if (dirty[i])
+			free_pages(dirty[i], 0);
+	irq_restore(irq);
 	u64 top = vm_alloc_stack(size, node);
 
 	ASSERT_TRUE(t, top != 0);
+	for (u64 va = top - size; va < top; va += PAGE_SIZE)
+		for (u32 i = 0; i < DIRTY_PAGES; i++)
+			if (dirty[i] && vm_translate(va, NULL, NULL) == page_to_phys(dirty[i]))
+				dirty_in_stack++;
+	EXPECT_GT(t, dirty_in_stack, 0);
 	EXPECT_TRUE(t, all_zero((const u8 *)(top - size), size));
 	memset((void *)(top - size), 0x5a, size);
 	vm_free_stack(top);
