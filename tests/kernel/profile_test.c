@@ -4,10 +4,12 @@
  * Suite profile: with sampling on, this CPU spins for SPIN_MS in a
  * function of its own with interrupts on; the ticks that interrupt it
  * are charged to that function, which then has most of the busy samples
- * (the other CPUs idle meanwhile) and comes first in profile_top().
+ * (the other CPUs idle meanwhile, and their ticks count as idle) and comes
+ * first in profile_top().
  */
 #include "ksyms.h"
 #include "ktest.h"
+#include "percpu.h"
 #include "profile.h"
 #include "sched.h"
 #include "time.h"
@@ -46,6 +48,8 @@ static void ticks_land_in_the_function_that_runs(struct ktest *t)
 		  mine, busy, profile_hits_idle(), expected);
 	EXPECT_TRUE(t, mine * 2 >= expected);   /* half its ticks at least: the host may stall us */
 	EXPECT_TRUE(t, mine * 2 >= busy);       /* and most of all busy ticks */
+	/* The other CPUs idled meanwhile: half their ticks at least found the idle thread. */
+	EXPECT_TRUE(t, profile_hits_idle() * 2 >= (u64)(nr_cpus_online - 1) * expected);
 	EXPECT_EQ(t, profile_top(top, 1), 1);
 	EXPECT_EQ(t, ksyms[top[0]].addr, (u64)spin_for_the_profile);
 }
