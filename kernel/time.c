@@ -25,8 +25,13 @@
  *     together, timed at their midpoint. No bound depends on the early
  *     estimate, which may be far off: a reference is dead when STUCK_READS
  *     reads in a row return the same count, and the precision is judged
- *     against the span measured. Then the local APIC timer (divide 16) is
- *     measured against the now calibrated TSC the same way.
+ *     against the span measured. The local APIC timer (divide 16) counts
+ *     down through the same window and is read as carefully right after
+ *     the reference at both ends: its ticks against the window's TSC cycles
+ *     give its rate, with no window of its own (2 ms less of boot). Only
+ *     when the TSC rate came without a window (CPUID 0x15, the PIT's own
+ *     countdown) is the APIC timer measured alone, against the calibrated
+ *     TSC, the same careful way.
  *
  * The tick. timer_init_cpu() starts HZ interrupts a second on its CPU, on
  * VEC_LAPIC_TIMER: in TSC-deadline mode (re-armed each tick, one WRMSR)
@@ -76,8 +81,8 @@
 #define CALIB_TRIES     3               /* 2, 8, 32 ms: until the error bound is met */
 #define CALIB_MAX_PPM   2000            /* 0.2%: the error bound a measurement must meet */
 /*
- * (*) 2 ms, not 10: the boot waits for both calibrations (TSC and APIC
- * timer), and 2 ms of HPET still bound the error near 80 ppm on QEMU (10 ms:
+ * (*) 2 ms, not 10: the boot waits for the calibration (one window for
+ * the TSC and the APIC timer since 5 December 2026), and 2 ms of HPET still bound the error near 80 ppm on QEMU (10 ms:
  * near 25), far inside CALIB_MAX_PPM; a worse reading escalates to 8 and 32
  * ms by itself. Linux, too, keeps the boot's calibration short and refines
  * it later: arch/x86/kernel/tsc.c's tsc_refine_calibration_work() measures
@@ -284,15 +289,20 @@ static u64 sample(const struct refclock *rc, u64 *tsc, u64 *value)
  * count of the wraps. False if rc stopped: STUCK_READS reads in a row gave
  * the same count (a bound in reads of the counter itself, not in time by
  * a TSC rate that may be wrong). *error_ppm: how far off the span may be.
+ * With also, a second counter that cannot wrap more than once in the
+ * window is sampled as carefully right after rc at both ends, and its
+ * span against the TSC goes to *also_out: one window measures both.
  */
 static bool watch(const struct refclock *rc, u64 min_ticks, u64 min_tsc, struct span *out,
-		  u64 *error_ppm)
+		  u64 *error_ppm, const struct refclock *also, struct span *also_out)
 {
-	u64 t0, t1, prev, v, bracket0, bracket1;
+	u64 t0, t1, prev, v, bracket0, bracket1, a_t0 = 0, a_t1 = 0, a0 = 0, a1 = 0;
 	u64 ticks = 0;
 	u32 same = 0;
 
 	bracket0 = sample(rc, &t0, &prev);
+	if (also)
+		sample(also, &a_t0, &a0);
 	while (ticks < min_ticks || rdtsc() - t0 < min_tsc) {
 		v = rc->read();
 		if (v == prev && ++same >= STUCK_READS)
@@ -303,6 +313,10 @@ static bool watch(const struct refclock *rc, u64 min_ticks, u64 min_tsc, struct 
 		prev = v;
 	}
 	bracket1 = sample(rc, &t1, &v);
+	if (also) {
+		sample(also, &a_t1, &a1);
+		*also_out = (struct span){ time_counter_delta(a0, a1, also->bits), a_t1 - a_t0 };
+	}
 	ticks += time_counter_delta(prev, v, rc->bits);
 	*out = (struct span){ ticks, t1 - t0 };
 	*error_ppm = time_error_ppm(bracket0, bracket1, t1 - t0);
@@ -310,8 +324,22 @@ static bool watch(const struct refclock *rc, u64 min_ticks, u64 min_tsc, struct 
 }
 
 /*
+ * The local APIC timer, measured in the TSC calibration's own window when
+ * that is a counter's (HPET, PM timer): apic_span holds its ticks and the
+ * TSC cycles of the window, apic_alongside says it was taken. Else, or
+ * with CPUID's rate (no window), measure_apic_timer_khz() takes a window
+ * of its own.
+ */
+static u64 apic_timer_up(void);
+static const struct refclock apic_rc = { "local APIC timer", 0, 32, apic_timer_up };
+static struct span apic_span;
+static bool apic_alongside;
+
+/*
  * TSC kHz from CALIB_MS of the reference rc (4 and 16 times that when the
- * error bound is above CALIB_MAX_PPM), or 0 if it does not count.
+ * error bound is above CALIB_MAX_PPM), or 0 if it does not count. The APIC
+ * timer, counting down from time_calibrate()'s start, is sampled in the
+ * same window (apic_span).
  */
 static u64 khz_against(const struct refclock *rc)
 {
@@ -319,13 +347,14 @@ static u64 khz_against(const struct refclock *rc)
 	struct span s;
 
 	for (int i = 0; i < CALIB_TRIES; i++, ms *= 4) {
-		if (!watch(rc, rc->hz * ms / 1000, 0, &s, &error_ppm)) {
+		if (!watch(rc, rc->hz * ms / 1000, 0, &s, &error_ppm, &apic_rc, &apic_span)) {
 			pr_warn("time: the %s stopped counting (%u equal reads); not used\n",
 				rc->name, STUCK_READS);
 			return 0;
 		}
 		if (error_ppm <= CALIB_MAX_PPM) {
 			calib_error_ppm = error_ppm;
+			apic_alongside = true;
 			return time_khz_from_ratio(s.tsc, s.ticks, rc->hz);
 		}
 	}
@@ -466,13 +495,12 @@ static u64 apic_timer_up(void)
  */
 static u64 measure_apic_timer_khz(void)
 {
-	struct refclock rc = { "local APIC timer", 0, 32, apic_timer_up };
 	struct span s;
 	u64 error_ppm;
 	bool ok;
 
 	apic_timer_oneshot(0xffffffff);
-	ok = watch(&rc, 0, tsc_khz * CALIB_MS, &s, &error_ppm);
+	ok = watch(&apic_rc, 0, tsc_khz * CALIB_MS, &s, &error_ppm, NULL, NULL);
 	apic_timer_stop();
 	return ok ? time_khz_from_ratio(s.ticks, s.tsc, tsc_khz * 1000) : 0;
 }
@@ -530,8 +558,10 @@ void time_calibrate(void)
 	const char *early_source = tsc_source;
 	u64 khz = 0;
 
+	apic_timer_oneshot(0xffffffff);         /* counts down through the window(s) below */
 	for (size_t i = 0; i < ARRAY_SIZE(tsc_references) && !khz; i++) {
 		calib_error_ppm = ~0ULL;
+		apic_alongside = false;
 		khz = tsc_references[i].khz();
 		if (khz && !khz_believable(khz)) {
 			pr_warn("time: %s says the TSC runs at %llu kHz; not believed\n",
@@ -551,7 +581,11 @@ void time_calibrate(void)
 		pr_info("time: TSC %llu.%03llu MHz (%s)\n", tsc_khz / 1000, tsc_khz % 1000,
 			tsc_source);
 	report_early_error(early_khz, early_source);
-	apic_timer_khz = measure_apic_timer_khz();
+	apic_timer_stop();
+	if (khz && apic_alongside && apic_span.ticks)
+		apic_timer_khz = time_khz_from_ratio(apic_span.ticks, apic_span.tsc, tsc_khz * 1000);
+	else
+		apic_timer_khz = measure_apic_timer_khz();
 	choose_tick();
 	irq_restore(flags);
 	pr_info("time: LAPIC timer %llu kHz, tick %llu Hz (%s)\n", apic_timer_khz, hz, tick_mode);

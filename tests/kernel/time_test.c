@@ -14,6 +14,7 @@
  * once the tick is known to run, waits use hlt, which each tick ends.
  */
 #include "acpi.h"
+#include "apic.h"
 #include "cpu.h"
 #include "kstring.h"
 #include "ktest.h"
@@ -149,6 +150,63 @@ static void tick_runs_on_this_cpu(struct ktest *t)
 	while (ktime_ns() < end)
 		cpu_relax();
 	ktest_log(t, "%llu ticks in 50 ms of TSC time at hz=%llu", (my_ticks() - start), hz);
+}
+
+/* The APIC timer's count, and the TSC at the middle of the narrowest of 20 readings. */
+static u64 apic_reading(u32 *count)
+{
+	u64 best = ~0ULL, at = 0;
+
+	for (int i = 0; i < 20; i++) {
+		u64 before = rdtsc();
+		u32 v = apic_timer_current();
+		u64 width = rdtsc() - before;
+
+		if (width < best) {
+			best = width;
+			at = before + width / 2;
+			*count = v;
+		}
+	}
+	return at;
+}
+
+/*
+ * The APIC timer's rate, measured at boot in the TSC calibration's window
+ * (or a window of its own), against a fresh look: in periodic mode the
+ * timer counts down from the tick's count and reloads, so two careful
+ * readings half a period apart give its rate against the TSC, if no
+ * reload came between. A reload between them would leave the second
+ * count below the first only if more than a whole period had passed, so a
+ * try counts when the count went down in less than a period of TSC time
+ * (under TCG the vCPU may be descheduled for longer: then it tries again).
+ * Within 2%: each reading is bracketed by two TSC reads.
+ */
+static void apic_timer_rate_holds(struct ktest *t)
+{
+	if (strcmp(tick_mode, "periodic"))
+		KTEST_SKIP(t, "the tick is in TSC-deadline mode: the APIC timer does not count down");
+	ASSERT_GT(t, apic_timer_khz, 0);
+	u64 period = tsc_khz * 1000 / hz, khz = 0;
+	int tries = 0;
+
+	while (!khz && tries++ < 50) {
+		u64 flags = irq_save();
+		u32 c0 = 0, c1 = 0;
+		u64 t0 = apic_reading(&c0), t1;
+
+		while (rdtsc() - t0 < period / 2)
+			cpu_relax();
+		t1 = apic_reading(&c1);
+		irq_restore(flags);
+		if (c1 < c0 && t1 - t0 < period)
+			khz = (u64)(c0 - c1) * tsc_khz / (t1 - t0);
+	}
+	ASSERT_GT(t, khz, 0);
+	ktest_log(t, "APIC timer %llu kHz now (try %d), %llu kHz at boot", khz, tries,
+		  apic_timer_khz);
+	EXPECT_LE(t, khz * 100, apic_timer_khz * 102);
+	EXPECT_GE(t, khz * 100, apic_timer_khz * 98);
 }
 
 /* --- timers ----------------------------------------------------------------- */
@@ -330,6 +388,7 @@ static const struct ktest_case time_cases[] = {
 	KTEST(ktime_never_goes_back),
 	KTEST(tick_mode_matches_the_cpu),
 	KTEST(tick_runs_on_this_cpu),
+	KTEST(apic_timer_rate_holds),
 	KTEST(timer_fires_on_time_on_this_cpu),
 	KTEST(timers_fire_in_expiry_order),
 	KTEST(cancelled_timer_never_fires),
