@@ -379,16 +379,42 @@ static void fence_before_ipi(void)
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 }
 
+/*
+ * Halt until an interrupt, unless an AP came online or counted itself lost
+ * since the boot CPU read those counts (online, lost): the wait for APs
+ * halts instead of spinning. An AP online sends the boot CPU an interrupt
+ * (ap_main()); one that is lost sends none, and the tick ends the wait
+ * then, as it bounds every deadline. Under QEMU a spinning boot CPU keeps
+ * a host core from the vCPUs it is starting (four vCPUs on two cores).
+ * "cli; check; sti; hlt" leaves no window: sti takes effect after hlt
+ * starts. With interrupts off (never so at boot) it spins as before.
+ */
+static void wait_for_ap_news(u32 online, u32 lost)
+{
+	if (!(read_rflags() & RFLAGS_IF)) {
+		cpu_relax();
+		return;
+	}
+	cli();
+	if (__atomic_load_n(&nr_cpus_online, __ATOMIC_ACQUIRE) == online && ap_lost.count == lost)
+		__asm__ volatile("sti; hlt" ::: "memory");
+	else
+		sti();
+}
+
 static bool wait_online(u32 cpu, u64 timeout_ms)
 {
 	u64 deadline = ktime_ns() + timeout_ms * 1000000;
 
-	while (!__atomic_load_n(&percpu[cpu].online, __ATOMIC_ACQUIRE)) {
+	for (;;) {
+		u32 online = __atomic_load_n(&nr_cpus_online, __ATOMIC_ACQUIRE), lost = ap_lost.count;
+
+		if (__atomic_load_n(&percpu[cpu].online, __ATOMIC_ACQUIRE))
+			return true;
 		if (ktime_ns() > deadline)
 			return false;
-		cpu_relax();
+		wait_for_ap_news(online, lost);
 	}
-	return true;
 }
 
 /* Whether INIT needs its 10 ms (see the top of the file). */
@@ -516,6 +542,8 @@ static void start_cpus_together(const struct cpumask *set, bool init_delay, stru
 	deadline = ktime_ns() + AP_ONLINE_TIMEOUT_MS * 1000000UL;
 	pending = kicked;
 	while (pending > __atomic_load_n(&ap_lost.count, __ATOMIC_ACQUIRE)) {
+		u32 online = __atomic_load_n(&nr_cpus_online, __ATOMIC_ACQUIRE), lost = ap_lost.count;
+
 		for (u32 cpu = 1; cpu < nr_cpus; cpu++) {
 			if (!cpumask_test(set, cpu) || cpumask_test(&reported, cpu) || !cpu_online(cpu))
 				continue;
@@ -525,9 +553,9 @@ static void start_cpus_together(const struct cpumask *set, bool init_delay, stru
 				 cpu, numa.cpu_apic_id[cpu], numa.cpu_node[cpu], (ktime_ns() - t0) / 1000,
 				 second_sipi ? ", second STARTUPs sent" : "");
 		}
-		if (ktime_ns() > deadline)
+		if (ktime_ns() > deadline || pending <= lost)
 			break;
-		cpu_relax();
+		wait_for_ap_news(online, lost);
 	}
 	*late = (struct cpumask){ 0 };
 	for (u32 cpu = 1; cpu < nr_cpus; cpu++)
@@ -570,6 +598,7 @@ static void __noreturn ap_main(u32 cpu)
 	timer_init_cpu();
 	__atomic_fetch_add(&nr_cpus_online, 1, __ATOMIC_RELAXED);
 	__atomic_store_n(&percpu[cpu].online, true, __ATOMIC_RELEASE);
+	apic_send_ipi(percpu[0].apic_id, VEC_IPI_RESCHED);     /* the boot CPU may be halted, waiting */
 	sched_ap_enter();
 }
 
