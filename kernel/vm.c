@@ -489,8 +489,8 @@ void *ioremap(u64 pa, u64 size, enum vm_cache cache)
  * ("Clear stale pointers from reused stack", kernel/fork.c). Under QEMU's
  * TCG the zeroing does more: a page that once held code QEMU translated
  * (the firmware and GRUB run from pages the kernel later hands out) keeps
- * its translated blocks until every one is written over, and each store to such a page takes QEMU's self-modifying-
- * code path. Storm threads whose stacks sat on such pages took 6-14 s
+ * its translated blocks until every one is written over, and each store
+ * to such a page takes QEMU's self-modifying-code path. Storm threads whose stacks sat on such pages took 6-14 s
  * for what their neighbours did in 0.9-1.1 s (story, 5 December 2026:
  * docs/performance.md).
  */
@@ -560,7 +560,7 @@ u64 vm_alloc_stack(u64 size, int node)
 		return 0;
 	}
 	if (cached) {
-		/* Linux's alloc_thread_stack_node: "Clear stale pointers from reused stack." */
+		/* a cached stack is cleared as fresh pages come (see above) */
 		memset((void *)(slot_top((u32)slot) - pages * PAGE_SIZE), 0, pages * PAGE_SIZE);
 		return slot_top((u32)slot);
 	}
