@@ -45,7 +45,9 @@ struct resources {
 	u32 ncaches;
 	struct kmem_cache *cache[LEAK_CACHES];
 	u64 inuse[LEAK_CACHES];
+	u64 slabs[LEAK_CACHES], cached[LEAK_CACHES];    /* to say where pages went */
 	u64 pages[MAX_NODES];   /* free, plus kept by the vm */
+	u64 kept[MAX_NODES];
 };
 
 static struct resources before, after;
@@ -73,10 +75,47 @@ static void take(struct resources *r)
 	for (u32 cpu = 0; cpu < nr_cpus; cpu++)
 		r->qlen[cpu] = rcu_qlen(cpu);
 	r->ncaches = MIN(slab_caches(r->cache, LEAK_CACHES), (u32)LEAK_CACHES);
-	for (u32 i = 0; i < r->ncaches; i++)
-		r->inuse[i] = kmem_cache_in_use(r->cache[i]);
-	for (u32 node = 0; node < numa.nr_nodes; node++)
+	for (u32 i = 0; i < r->ncaches; i++) {
+		struct kmem_cache_stats st;
+
+		kmem_cache_get_stats(r->cache[i], &st);
+		r->inuse[i] = st.in_use;
+		r->slabs[i] = st.slabs;
+		r->cached[i] = st.cached;
+	}
+	for (u32 node = 0; node < numa.nr_nodes; node++) {
 		r->pages[node] = node_pages(node);
+		r->kept[node] = vm_pages_kept((int)node);
+	}
+}
+
+/* The index of cache in before's list, or -1 if it is new. */
+static int index_before(const struct kmem_cache *cache)
+{
+	for (u32 i = 0; i < before.ncaches; i++)
+		if (before.cache[i] == cache)
+			return (int)i;
+	return -1;
+}
+
+/*
+ * Pages missing or extra: say what else moved, so that a failure in a log
+ * names a suspect (the vm's kept pages, a cache's slabs, objects still in a
+ * magazine after the drain).
+ */
+static void explain_pages(struct ktest *t, u32 node)
+{
+	ktest_log(t, "node %u: %llu pages kept by the vm, %llu before", node, after.kept[node],
+		  before.kept[node]);
+	for (u32 i = 0; i < after.ncaches; i++) {
+		int b = index_before(after.cache[i]);
+		u64 slabs = b < 0 ? 0 : before.slabs[b];
+
+		if (after.slabs[i] != slabs || after.cached[i])
+			ktest_log(t, "slab cache %s: %llu slabs of %u pages, %llu before; %llu objects "
+				  "cached after the drain", after.cache[i]->name, after.slabs[i],
+				  1u << after.cache[i]->order, slabs, after.cached[i]);
+	}
 }
 
 static void leaks_before(void)
@@ -87,10 +126,9 @@ static void leaks_before(void)
 /* The objects cache had in use before the suite; 0 if it is new. */
 static u64 inuse_before(const struct kmem_cache *cache)
 {
-	for (u32 i = 0; i < before.ncaches; i++)
-		if (before.cache[i] == cache)
-			return before.inuse[i];
-	return 0;
+	int i = index_before(cache);
+
+	return i < 0 ? 0 : before.inuse[i];
 }
 
 static void leaks_after(struct ktest *t)
@@ -110,9 +148,11 @@ static void leaks_after(struct ktest *t)
 				   after.cache[i]->name, after.inuse[i], was);
 	}
 	for (u32 node = 0; node < numa.nr_nodes; node++)
-		if (after.pages[node] != before.pages[node])
+		if (after.pages[node] != before.pages[node]) {
 			ktest_fail(t, __FILE__, __LINE__, "node %u: %llu pages free or kept, %llu before",
 				   node, after.pages[node], before.pages[node]);
+			explain_pages(t, node);
+		}
 }
 
 const struct ktest_leak_check ktest_leaks = {
