@@ -37,6 +37,8 @@ u64 time_pit_khz(void);
 
 /* Start this CPU's periodic tick at HZ (hz=, default 1000). Interrupts may then be enabled. */
 void timer_init_cpu(void);
+/* Whether timer_init_cpu() starts a tick: false when the APIC timer does not count (periodic mode). */
+bool time_tick_runs(void);
 
 extern u64 hz;                  /* ticks per second */
 extern const char *tick_mode;   /* "tsc-deadline" or "periodic" */

@@ -387,11 +387,15 @@ static void fence_before_ipi(void)
  * then, as it bounds every deadline. Under QEMU a spinning boot CPU keeps
  * a host core from the vCPUs it is starting (four vCPUs on two cores).
  * "cli; check; sti; hlt" leaves no window: sti takes effect after hlt
- * starts. With interrupts off (never so at boot) it spins as before.
+ * starts. With interrupts off (never so at boot), or with no tick (an
+ * APIC timer that did not count), it spins as before: nothing else would
+ * end a wait for an AP that never comes.
  */
+static u32 waiter_apic_id;      /* the CPU starting APs: set before the IPIs that start them */
+
 static void wait_for_ap_news(u32 online, u32 lost)
 {
-	if (!(read_rflags() & RFLAGS_IF)) {
+	if (!(read_rflags() & RFLAGS_IF) || !time_tick_runs()) {
 		cpu_relax();
 		return;
 	}
@@ -475,6 +479,7 @@ static bool start_cpu(u32 cpu, bool init_delay)
 	new_attempt(&one);
 	struct trampoline_params *params = prepare_trampoline(cpu);
 
+	waiter_apic_id = apic_read_id();
 	fence_before_ipi();
 	apic_send_init(apic_id);
 	if (init_delay)
@@ -521,6 +526,7 @@ static void start_cpus_together(const struct cpumask *set, bool init_delay, stru
 	ap_lost.apic_id = 0;
 	new_attempt(set);
 	params = prepare_trampoline(FIND_BY_APIC_ID);
+	waiter_apic_id = apic_read_id();
 	fence_before_ipi();
 	for (u32 cpu = 1; cpu < nr_cpus; cpu++)
 		if (cpumask_test(set, cpu))
@@ -598,7 +604,7 @@ static void __noreturn ap_main(u32 cpu)
 	timer_init_cpu();
 	__atomic_fetch_add(&nr_cpus_online, 1, __ATOMIC_RELAXED);
 	__atomic_store_n(&percpu[cpu].online, true, __ATOMIC_RELEASE);
-	apic_send_ipi(percpu[0].apic_id, VEC_IPI_RESCHED);     /* the boot CPU may be halted, waiting */
+	apic_send_ipi(waiter_apic_id, VEC_IPI_RESCHED);       /* it may be halted, waiting */
 	sched_ap_enter();
 }
 

@@ -19,8 +19,8 @@
  *       2. the HPET's main counter (ACPI HPET table; period in fs);
  *       3. the ACPI PM timer (FADT; 3.579545 MHz, 24 or 32 bits, wraps);
  *       4. the PIT again;
- *     counting TSC ticks against a free-running counter for 10 ms (40 or
- *     160 ms when the reads are too slow for 0.2%). The two ends are careful
+ *     counting TSC ticks against a free-running counter for 2 ms (8 or
+ *     32 ms when the reads are too slow for 0.2%). The two ends are careful
  *     readings: of 20, the one with the two TSC reads around it closest
  *     together, timed at their midpoint. No bound depends on the early
  *     estimate, which may be far off: a reference is dead when STUCK_READS
@@ -30,8 +30,10 @@
  *     the reference at both ends: its ticks against the window's TSC cycles
  *     give its rate, with no window of its own (2 ms less of boot). Only
  *     when the TSC rate came without a window (CPUID 0x15, the PIT's own
- *     countdown) is the APIC timer measured alone, against the calibrated
- *     TSC, the same careful way.
+ *     countdown), or no reference counted (then against the early
+ *     estimate), is the APIC timer measured alone against the TSC, the same
+ *     careful way. Its readings' brackets are not held to CALIB_MAX_PPM
+ *     (the reference's are); time.apic_timer_rate_holds checks the result.
  *
  * The tick. timer_init_cpu() starts HZ interrupts a second on its CPU, on
  * VEC_LAPIC_TIMER: in TSC-deadline mode (re-armed each tick, one WRMSR)
@@ -290,7 +292,7 @@ static u64 sample(const struct refclock *rc, u64 *tsc, u64 *value)
  * count of the wraps. False if rc stopped: STUCK_READS reads in a row gave
  * the same count (a bound in reads of the counter itself, not in time by
  * a TSC rate that may be wrong). *error_ppm: how far off the span may be.
- * With also, a second counter that cannot wrap more than once in the
+ * With also, a second counter that advances less than 2^bits in the
  * window is sampled as carefully right after rc at both ends, and its
  * span against the TSC goes to *also_out: one window measures both.
  */
@@ -730,6 +732,11 @@ static void tick(struct trap_frame *f)
 	run_timers(q);
 	sched_tick(trap_from_user(f));
 	apic_eoi();
+}
+
+bool time_tick_runs(void)
+{
+	return tsc_per_tick || apic_timer_khz;
 }
 
 void timer_init_cpu(void)
