@@ -30,7 +30,7 @@ __attribute__((noinline)) static u64 spin_for_the_profile(u64 ms)
 static void ticks_land_in_the_function_that_runs(struct ktest *t)
 {
 	bool was = profile_set(true);
-	u64 expected = hz * SPIN_MS / 1000, mine, busy;
+	u64 expected = hz * SPIN_MS / 1000, mine, busy, taken;
 	u32 top[1];
 	volatile u64 sink;
 
@@ -38,16 +38,25 @@ static void ticks_land_in_the_function_that_runs(struct ktest *t)
 		KTEST_SKIP(t, "no memory for the profile's counters");
 	preempt_disable();              /* this CPU's ticks, all of them in the spin */
 	profile_clear();
+	taken = this_cpu()->ticks;
 	sink = spin_for_the_profile(SPIN_MS);
+	taken = this_cpu()->ticks - taken;
 	profile_set(was);
 	preempt_enable();
 	(void)sink;
 	mine = profile_hits_of(spin_for_the_profile);
 	busy = profile_hits_total() - profile_hits_idle();
-	ktest_log(t, "%llu of %llu busy ticks in the spin (%llu idle); about %llu expected",
-		  mine, busy, profile_hits_idle(), expected);
-	EXPECT_TRUE(t, mine * 2 >= expected);   /* half its ticks at least: the host may stall us */
-	EXPECT_TRUE(t, mine * 2 >= busy);       /* and most of all busy ticks */
+	ktest_log(t, "%llu of %llu busy ticks in the spin (%llu idle); this CPU took %llu ticks, "
+		  "about %llu expected", mine, busy, profile_hits_idle(), taken, expected);
+	/*
+	 * The ticks this CPU took, not the TSC's count of them: a vCPU the
+	 * host deschedules loses ticks (QEMU keeps one pending), 18 of 50 with
+	 * three QEMUs on two host cores. A quarter must come, half of those
+	 * must land in the spin, and the spin must hold most busy ticks.
+	 */
+	EXPECT_TRUE(t, taken * 4 >= expected);
+	EXPECT_TRUE(t, mine * 2 >= taken);
+	EXPECT_TRUE(t, mine * 2 >= busy);
 	/* The other CPUs idled meanwhile: half their ticks at least found the idle thread. */
 	EXPECT_TRUE(t, profile_hits_idle() * 2 >= (u64)(nr_cpus_online - 1) * expected);
 	EXPECT_EQ(t, profile_top(top, 1), 1);
