@@ -106,6 +106,8 @@ void slab_print(void);
 
 #ifdef HOST_TEST
 extern u32 slab_host_cpu;       /* host tests: the CPU kernel/slab.c thinks it runs on */
+/* host tests: called where a refill has made a slab with the lock dropped, as an interrupt would come */
+extern void (*slab_host_while_growing)(struct kmem_cache *cache);
 #endif
 
 #endif

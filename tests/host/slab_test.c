@@ -569,6 +569,64 @@ static void refill_takes_the_shared_arrays_newest_batch_first(struct ktest *t)
 	EXPECT_STREQ(t, host_log(), "");
 }
 
+/* The "interrupt" of the next test: frees the objects given, on the CPU the refill runs on. */
+static struct kmem_cache *growing_cache;
+static void **growing_frees;
+static u32 growing_nfrees;
+
+static void interrupt_frees_while_growing(struct kmem_cache *c)
+{
+	if (c != growing_cache)
+		return;
+	growing_cache = NULL;   /* once */
+	for (u32 i = 0; i < growing_nfrees; i++)
+		kmem_cache_free(c, growing_frees[i]);
+}
+
+/*
+ * A refill makes a slab with the lock dropped and interrupts on; an
+ * interrupt meanwhile (RCU callbacks freeing files) can fill the magazine,
+ * and then the new slab is not needed. Kept, it would be an empty slab on
+ * the partial list, which no free ever gives back: the story's leak check
+ * on modern-pc saw one page short that way (5 December 2026). It goes back.
+ */
+static void a_slab_made_while_an_interrupt_filled_the_magazine_goes_back(struct ktest *t)
+{
+	static void *obj[4 * MAG_BATCH];
+	u64 before;
+
+	boot(false);
+	struct kmem_cache *c = kmem_cache_create("grow-race", 32, 0, 0);
+
+	slab_drain_all();                       /* the other caches' magazines out of the count */
+	before = free_pages_now();
+	slab_host_cpu = 1;                      /* 240 objects: 4 refills, the last slab partial */
+	for (u32 i = 0; i < ARRAY_SIZE(obj); i++)
+		obj[i] = kmem_cache_alloc(c, 0);
+	u64 slabs = stats_of(c).slabs;
+
+	slab_host_cpu = 0;                      /* its refill empties that slab, then must grow */
+	growing_cache = c;
+	growing_frees = obj;
+	growing_nfrees = 2 * MAG_BATCH - 10;    /* the "interrupt" frees 110 of CPU 1's objects */
+	slab_host_while_growing = interrupt_frees_while_growing;
+	void *p = kmem_cache_alloc(c, 0);
+	slab_host_while_growing = NULL;
+
+	EXPECT_TRUE(t, growing_cache == NULL);  /* the slab was made, the interrupt came */
+	EXPECT_EQ(t, stats_of(c).slabs, slabs); /* and the slab made meanwhile went back */
+	kmem_cache_free(c, p);
+	slab_host_cpu = 1;
+	for (u32 i = 2 * MAG_BATCH - 10; i < ARRAY_SIZE(obj); i++)
+		kmem_cache_free(c, obj[i]);
+	slab_drain_all();
+	EXPECT_EQ(t, stats_of(c).in_use, 0);
+	EXPECT_EQ(t, stats_of(c).slabs, 0);     /* no empty slab is kept */
+	EXPECT_EQ(t, free_pages_now(), before);
+	EXPECT_TRUE(t, kmem_cache_destroy(c));
+	EXPECT_STREQ(t, host_log(), "");
+}
+
 /*
  * On one CPU there is no shared array (2.6.14 set it up only under
  * CONFIG_SMP: there "it's functionally equivalent (but less efficient) to
@@ -996,6 +1054,7 @@ static const struct ktest_case slab_cases[] = {
 	KTEST(refill_takes_the_shared_arrays_newest_batch_first),
 	KTEST(a_full_shared_array_sends_the_batch_to_the_slabs),
 	KTEST(shared_array_only_with_several_cpus),
+	KTEST(a_slab_made_while_an_interrupt_filled_the_magazine_goes_back),
 	KTEST(drain_returns_every_object_and_page),
 	KTEST(cross_cpu_free_lands_in_the_freeing_cpus_magazine),
 	KTEST(destroy_drains_the_magazines_first),
