@@ -395,6 +395,15 @@ struct direct_run {
 	u64 open_then;
 };
 
+/* An open of the loop failed: count it, and keep the first failure's error and files open. */
+static void direct_failed(struct direct_run *run, int err)
+{
+	if (!run->failed++) {
+		run->err = err;
+		run->open_then = vfs_open_files();
+	}
+}
+
 __hot static void direct_loop(void *arg)
 {
 	int anchor_err;
@@ -402,21 +411,16 @@ __hot static void direct_loop(void *arg)
 	struct direct_run *run = arg;
 	u64 start = ktime_ns();
 
-	if (!anchor) {          /* without it the loop would measure the page allocator */
-		run->failed++;
-		run->err = anchor_err;
-		run->open_then = vfs_open_files();
-	}
+	if (!anchor)            /* without it the loop would measure the page allocator */
+		direct_failed(run, anchor_err);
 
 	for (u32 i = 0; i < RATE_ITERATIONS; i++) {
 		int err;
 		struct file *f = file_open("/dev/null", &err);
-		if (f) {
+		if (f)
 			file_close_now(f);
-		} else if (!run->failed++) {
-			run->err = err;
-			run->open_then = vfs_open_files();
-		}
+		else
+			direct_failed(run, err);
 		cond_resched();
 	}
 	run->ns = ktime_ns() - start;

@@ -167,10 +167,10 @@ static u64 countdown_decrease(u32 prev, u32 v, u32 init)
  * Each poll is bracketed by two TSC reads. Two polls whose brackets span
  * half a period (at the boot's rate) or more could hide a whole period
  * between them: such a try is thrown away (a vCPU descheduled under TCG)
- * and another made, for up to half a second.
- * A timer running twice as fast as the boot said or more could hide one
- * only in a try with such a gap, rare, and the sum would then be off by
- * whole periods, not land on the boot's rate. The first and last polls are timed at their brackets'
+ * and another made, for up to half a second. A timer running twice as
+ * fast as the boot said or more could hide one only in a try with such a
+ * gap, rare, and the sum would then be off by whole periods, not land on
+ * the boot's rate. The first and last polls are timed at their brackets'
  * midpoints, each bracket at most 1% of the window: within 1% in all, so
  * 2% is the bound. It checks the APIC timer against the TSC, not the TSC
  * itself (the clock tests above do that).
