@@ -300,8 +300,8 @@ static bool nothing_to_force(struct rcu_data *rdp, enum rcu_ipi ipi)
  * force_quiescent_state(), called from call_rcu() above qhimark. Once the
  * grace period's round has gone out, every later call_rcu() here would
  * only take the global lock to find that out: the check comes first,
- * without the lock, as Linux did from Oleg Nesterov's "rcu: simplify/
- * improve batch tuning" (LKML, 3 September 2006, 2.6.19: `if
+ * without the lock, as Linux did from Oleg Nesterov's "simplify/improve
+ * rcu batch tuning" (LKML, 3 September 2006, 2.6.19: `if
  * (unlikely(!rcp->signaled))`, no lock at all); testbed takes the lock
  * when the check says there is work, and looks again under it.
  */
@@ -622,13 +622,27 @@ void rcu_drain(void)
 
 /* --- setup, policy, statistics --------------------------------------------- */
 
+/*
+ * A switch of mode stands for booting that kernel: each CPU's batch limit
+ * and fqs16's last_rs_qlen start as they would there. Within a mode,
+ * last_rs_qlen keeps its value after the queue drains, as 2.6.16's did:
+ * Oleg Nesterov pointed out on LKML that nothing reset it ("Re: [patch
+ * 1/2] rcu batch tuning", 27 January 2006: the next flood then needs
+ * qlen above the last round's qlen + rsinterval before it forces), Paul
+ * McKenney agreed it should be reset with blimit, and it never was: the
+ * field's one use went with it in Oleg's rework of 3 September 2006 (for
+ * 2.6.19). So a second flood in fqs16 forces later than the first
+ * (rcu.fqs16_keeps_last_rs_qlen_across_floods).
+ */
 void rcu_set_mode(enum rcu_mode mode)
 {
 	u64 flags = irq_save();
 
 	policy = &rcu_modes[mode < RCU_NR_MODES ? mode : RCU_MODE_FQS];
-	for (u32 cpu = 0; cpu < MAX_CPUS; cpu++)
+	for (u32 cpu = 0; cpu < MAX_CPUS; cpu++) {
 		rcu_data[cpu].blimit = base_blimit();
+		rcu_data[cpu].last_rs_qlen = 0;
+	}
 	irq_restore(flags);
 }
 

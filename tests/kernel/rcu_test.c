@@ -580,15 +580,13 @@ struct queued_counts {
 	u64 asks;               /* asks of this CPU to switch */
 };
 
-static struct queued_counts queue_in_mode(enum rcu_mode mode, u32 n)
+/* n call_rcu()s in a row, interrupts off, in the current mode; then all of them run. */
+static struct queued_counts queue_here(u32 n)
 {
-	enum rcu_mode before = rcu_mode();
 	struct queued_counts c;
-
-	rcu_barrier();
-	rcu_set_mode(mode);
 	u64 flags = irq_save();
 	u32 cpu = smp_processor_id();
+
 	c.rounds = rcu_fqs_rounds();
 	c.asks = rcu_switch_asks(cpu);
 	for (u32 i = 0; i < n; i++)
@@ -597,6 +595,17 @@ static struct queued_counts queue_in_mode(enum rcu_mode mode, u32 n)
 	c.asks = rcu_switch_asks(cpu) - c.asks;
 	irq_restore(flags);
 	rcu_barrier();
+	return c;
+}
+
+static struct queued_counts queue_in_mode(enum rcu_mode mode, u32 n)
+{
+	enum rcu_mode before = rcu_mode();
+	struct queued_counts c;
+
+	rcu_barrier();
+	rcu_set_mode(mode);
+	c = queue_here(n);
 	rcu_set_mode(before);
 	return c;
 }
@@ -645,6 +654,41 @@ static void fqs16_forces_by_rsinterval_fqs19_once_per_grace_period(struct ktest 
 	EXPECT_EQ(t, forcing_rounds_for(RCU_MODE_FQS16, n), 4);
 	EXPECT_LE(t, forcing_rounds_for(RCU_MODE_FQS19, n), 1);
 	EXPECT_EQ(t, forcing_rounds_for(RCU_MODE_COUNT, n), 0);
+}
+
+/*
+ * 2.6.16 never reset last_rs_qlen once the queue drained (Oleg Nesterov,
+ * LKML, 27 January 2006; kernel/rcu.c, rcu_set_mode()): a second flood on
+ * the same CPU forces only where it passes the first one's last round by
+ * rsinterval, so the same 13,004 callbacks that gave four rounds give none
+ * the second time. A switch of mode is a fresh kernel: four again.
+ */
+static void fqs16_keeps_last_rs_qlen_across_floods(struct ktest *t)
+{
+	u64 qhimark = rcu_qhimark_value(), rsinterval = rcu_rsinterval_value();
+	enum rcu_mode before = rcu_mode();
+
+	if (qhimark + 3 * (rsinterval + 1) + 1 > FORCED)
+		KTEST_SKIP(t, "rcu.qhimark or rcu.rsinterval set larger than this test's queue");
+	u32 n = (u32)(qhimark + 3 * (rsinterval + 1) + 1);
+	struct thread *self = current_thread();
+	struct cpumask was = self->affinity, here = { { 0 } };
+
+	/* last_rs_qlen is per CPU: all three floods on one (rcu_barrier() sleeps). */
+	cpumask_set(&here, smp_processor_id());
+	thread_set_affinity(self, &here);
+	rcu_barrier();
+	rcu_set_mode(RCU_MODE_FQS16);
+	u64 first = queue_here(n).rounds, second = queue_here(n).rounds;
+
+	rcu_set_mode(RCU_MODE_FQS16);
+	u64 after_switch = queue_here(n).rounds;
+
+	rcu_set_mode(before);
+	thread_set_affinity(self, &was);
+	EXPECT_EQ(t, first, 4);
+	EXPECT_EQ(t, second, 0);
+	EXPECT_EQ(t, after_switch, 4);
 }
 
 /*
@@ -725,6 +769,7 @@ static const struct ktest_case rcu_cases[] = {
 	KTEST(callbacks_run_in_a_softirq_with_interrupts_on),
 	KTEST(a_flood_goes_on_to_ksoftirqd),
 	KTEST(fqs16_forces_by_rsinterval_fqs19_once_per_grace_period),
+	KTEST(fqs16_keeps_last_rs_qlen_across_floods),
 	KTEST(every_call_above_qhimark_asks_for_a_switch),
 	KTEST(cond_resched_is_a_quiescent_state_under_fqs),
 	KTEST(fqs_passes_stop_at_the_time_budget),
