@@ -37,6 +37,14 @@ u32 bench_nr_runs(void)
 	return (u32)runs_arg;
 }
 
+u32 bench_set_runs(u32 runs)
+{
+	u32 before = (u32)runs_arg;
+
+	runs_arg = runs < 1 ? 1 : runs > BENCH_MAX_RUNS ? BENCH_MAX_RUNS : runs;
+	return before;
+}
+
 void bench_report(const struct bench *b, const char *suffix, u64 milli_value, const char *unit)
 {
 	printk("bench: %s%s %llu.%03llu %s\n", b->name, suffix,

@@ -50,6 +50,9 @@ void bench_report(const struct bench *b, const char *suffix, u64 milli_value, co
 /* How many timed runs a benchmark makes: bench.runs= (1..BENCH_MAX_RUNS). */
 u32 bench_nr_runs(void);
 
+/* Set that count (clamped to 1..BENCH_MAX_RUNS); the count before. For tests. */
+u32 bench_set_runs(u32 runs);
+
 /* Add one run's value (thousandths of the unit); runs past BENCH_MAX_RUNS are dropped. */
 void bench_runs_add(struct bench_runs *r, u64 milli_value);
 
