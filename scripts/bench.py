@@ -2,10 +2,16 @@
 """bench.py - boot the benchmarks, keep their lines as JSON, compare ratios.
 
     bench.py run [--topo T] [--firmware F] [--accel A] [--args ARGS] [--json FILE]
+                 [--backed-boots N]
         one boot with "bench=all story=off exit=on ARGS" (ARGS last, so
         ARGS="bench=rdtsc" replaces bench=all); the serial output goes to
         this terminal as it comes, and every "bench:" line is kept in FILE
-        (default build/bench.json)
+        (default build/bench.json). Then --backed-boots N (default 3) boots
+        of the same topology (story=off exit=on ARGS, no benchmarks) with
+        all guest memory backed before they start (run.py --backed): the
+        median of their "boot:" lines is the boot time without the host's
+        first-touch faults, said next to the benchmarks' boot's own, lazily
+        backed (docs/performance.md); both go into FILE under "boot"
     bench.py compare [--baseline FILE] [--json FILE] [--update]
         the boots the baseline lists (tests/bench-baseline.json), each once;
         every ratio the baseline names is compared with its baseline value,
@@ -42,6 +48,9 @@ BOOT_TIMEOUT = 600              # seconds: bench=all on story takes about a minu
 LINE = re.compile(r'bench: (?P<name>[A-Za-z0-9_]+) (?P<value>\d+\.\d{3}) (?P<unit>\S+)'
                   r'(?: \(median of (?P<runs>\d+), (?P<lo>\d+\.\d{3})-(?P<hi>\d+\.\d{3})\))?$')
 PREFIX = re.compile(r'^\[\s*\d+\.\d+\] ')
+BOOT_LINE = re.compile(r'boot: (?P<cpus>\d+) cpus online after (?P<ms>\d+) ms '
+                       r'\((?P<consoles>\d+) ms of it writing to the consoles\)$')
+TOPO_DIR = os.path.join(ROOT, 'tests', 'topologies')
 
 
 def parse_lines(text):
@@ -59,12 +68,61 @@ def parse_lines(text):
     return results
 
 
-def boot(topo, firmware, accel, args, echo=True):
-    """Boot once with the benchmarks; (exit status, output)."""
+def parse_boot(text):
+    """The kernel's "boot: N cpus online after M ms (C ms ...)" line: {cpus, ms, consoles_ms}."""
+    for raw in text.splitlines():
+        m = BOOT_LINE.match(PREFIX.sub('', raw.replace('\r', '').strip()))
+        if m:
+            return {'cpus': int(m['cpus']), 'ms': int(m['ms']),
+                    'consoles_ms': int(m['consoles'])}
+    return None
+
+
+def topology_memory(topo):
+    """The guest memory of a topology, in bytes (its "memory:" line); None if not said."""
+    try:
+        with open(os.path.join(TOPO_DIR, f'{topo}.topo')) as f:
+            for line in f:
+                m = re.fullmatch(r'memory:\s*(\d+)([KMGT]?)\s*', line.strip())
+                if m:
+                    return int(m[1]) << {'': 0, 'K': 10, 'M': 20, 'G': 30, 'T': 40}[m[2]]
+    except OSError:
+        pass
+    return None
+
+
+def host_memory_available():
+    """MemAvailable of /proc/meminfo, in bytes; None if it cannot be read."""
+    try:
+        with open('/proc/meminfo') as f:
+            for line in f:
+                if line.startswith('MemAvailable:'):
+                    return int(line.split()[1]) << 10
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
+
+
+def backing_refused(topo):
+    """Why a backed boot of topo should not run here (None: it may)."""
+    need, have = topology_memory(topo), host_memory_available()
+    if need is None or have is None:
+        return 'the guest memory or the host\'s free memory is not known'
+    if need + (1 << 30) > have:     # and 1 GiB for QEMU and the rest of the host
+        return (f'the guest\'s {need >> 20} MiB would not fit in the host\'s '
+                f'{have >> 20} MiB available with 1 GiB to spare')
+    return None
+
+
+def boot(topo, firmware, accel, args, echo=True, backed=False, bench='all'):
+    """Boot once with the benchmarks (bench=none: without); (exit status, output)."""
+    words = f'bench={bench} story=off exit=on' if bench != 'none' else 'story=off exit=on'
     cmd = [sys.executable, RUN_PY, 'run', '--topo', topo, '--accel', accel,
-           '--args', f'bench=all story=off exit=on {args}'.strip()]
+           '--args', f'{words} {args}'.strip()]
     if firmware:
         cmd += ['--firmware', firmware]
+    if backed:
+        cmd += ['--backed']
     proc = subprocess.Popen(cmd, cwd=ROOT, stdin=subprocess.DEVNULL,
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                             start_new_session=True)
@@ -98,12 +156,56 @@ def write_json(path, boots):
         f.write('\n')
 
 
+def median(values):
+    """The middle value (the lower middle of an even count)."""
+    ordered = sorted(values)
+    return ordered[(len(ordered) - 1) // 2]
+
+
+def boot_times(options, text):
+    """The benchmarks' boot's own boot time and the backed boots': (dict for the JSON, summary).
+
+    The benchmarks' boot comes first and is lazily backed like every other
+    boot; the backed boots come after it, since each leaves the host with
+    free huge pages that make the next lazily backed boot look fast.
+    """
+    lazy = parse_boot(text)
+    times = {'lazily_backed': lazy}
+    if options.backed_boots == 0:
+        return times, 'bench: boot time with guest memory backed beforehand: not measured'
+    why = backing_refused(options.topo)
+    if why:
+        return times, f'bench: boot time with guest memory backed beforehand: not measured ({why})'
+    args = ' '.join(w for w in options.args.split() if not w.startswith(('bench=', 'bench.')))
+    backed = []
+    for _ in range(options.backed_boots):
+        rc, text2 = boot(options.topo, options.firmware, options.accel, args,
+                         echo=False, backed=True, bench='none')
+        got = parse_boot(text2) if rc == 0 else None
+        if not got:
+            return times, f'bench: a backed boot gave no boot: line (status {rc})'
+        backed.append(got)
+    ms, consoles = [b['ms'] for b in backed], [b['consoles_ms'] for b in backed]
+    times['backed'] = {'cpus': backed[0]['cpus'], 'ms': median(ms), 'lo': min(ms), 'hi': max(ms),
+                       'consoles_ms': median(consoles), 'boots': len(backed)}
+    said = (f'bench: boot: {backed[0]["cpus"]} cpus online after {median(ms)} ms with guest memory '
+            f'backed beforehand (median of {len(ms)} boots, {min(ms)}-{max(ms)}; '
+            f'{median(consoles)} ms of it writing to the consoles)')
+    if lazy:
+        said += (f'; {lazy["ms"]} ms in the benchmarks\' boot, lazily backed '
+                 f'({lazy["consoles_ms"]} ms the consoles)')
+    return times, said
+
+
 def cmd_run(options):
     rc, text = boot(options.topo, options.firmware, options.accel, options.args)
     results = parse_lines(text)
+    times, said = boot_times(options, text) if rc == 0 else ({}, None)
     write_json(options.json, [{'topo': options.topo, 'firmware': options.firmware or '',
                                'accel': options.accel, 'args': options.args,
-                               'results': results}])
+                               'results': results, 'boot': times}])
+    if said:
+        print(said)
     print(f'bench: {len(results)} results written to {options.json}')
     return rc if rc > 0 else (0 if results else 1)
 
@@ -186,6 +288,9 @@ def main():
     run.add_argument('--accel', choices=('tcg', 'kvm'), default='tcg')
     run.add_argument('--args', default='')
     run.add_argument('--json', default=DEFAULT_JSON)
+    run.add_argument('--backed-boots', type=int, default=3, metavar='N',
+                     help='boots (no benchmarks) that measure the boot time with guest memory '
+                          'backed beforehand; 0: none (default 3)')
     compare = commands.add_parser('compare', help='ratios against the baseline (make bench-compare)')
     compare.add_argument('--baseline', default=DEFAULT_BASELINE)
     compare.add_argument('--accel', choices=('tcg', 'kvm'), default='tcg')

@@ -39,8 +39,10 @@ command line.
 Subcommands
 -----------
   run.py run --topo NAME [--firmware bios|uefi] [--args ARGS] [--accel A]
-             [--usb] [--debug]
+             [--usb] [--debug] [--backed]
       Interactive boot (make run / make debug): serial on this terminal.
+      --backed has QEMU back all guest memory before the boot (make bench's
+      boot-time boot: no host first-touch faults in what it measures).
   run.py test [--host BINARY]... [--matrix FILE] [--only NAME,...]
               [--filter GLOB] [--json FILE] [--repeat N] [--timeout S]
               [--list] [--accel A] [--jobs N]
@@ -1034,12 +1036,13 @@ def disk_bytes(size):
 
 
 def qemu_command(qemu, topo, firmware, accel, usb, args, serial, display,
-                 ovmf=None, disk=None, debugexit=True):
+                 ovmf=None, disk=None, debugexit=True, backed=False):
     """Build the QEMU argv for one boot.
 
     ovmf is (code, private vars copy) and is needed for UEFI; disk is the
     raw image for the topology's virtio-blk disk, when it has one;
-    debugexit=False leaves out the isa-debug-exit device.
+    debugexit=False leaves out the isa-debug-exit device; backed=True has
+    QEMU back all guest memory before the boot (see backed_memory()).
     """
     cmd = [qemu, '-machine', topo.machine, '-m', topo.memory,
            '-smp', topo.smp, '-accel', accel]
@@ -1070,7 +1073,27 @@ def qemu_command(qemu, topo, firmware, accel, usb, args, serial, display,
         # Modern virtio only (1af4:1042): the driver speaks virtio 1.x.
         cmd += ['-drive', f'if=none,id=vd0,format=raw,file={escape_option(disk)}',
                 '-device', 'virtio-blk-pci,drive=vd0,disable-legacy=on']
-    return cmd + topo.qemu
+    return cmd + (backed_memory(topo.qemu) if backed else topo.qemu)
+
+
+def backed_memory(extra):
+    """The topology's own QEMU options, with all guest memory backed at start.
+
+    QEMU backs guest RAM lazily: the guest's first write into a fresh 2 MiB
+    region makes the host find and zero a huge page, 0.2 ms or 8 ms by the
+    host's state (docs/boot.md). prealloc=on on every memory backend (or
+    -mem-prealloc where -m alone gives the memory) does that before the
+    first instruction, as a real machine's RAM needs nothing: what a boot
+    measures then is the guest's work. It costs the host the topology's
+    memory for the boot's length, and some seconds of zeroing first.
+    """
+    out, backends = [], 0
+    for i, word in enumerate(extra):
+        if i > 0 and extra[i - 1] == '-object' and word.startswith('memory-backend-'):
+            word += ',prealloc=on'
+            backends += 1
+        out.append(word)
+    return out if backends else out + ['-mem-prealloc']
 
 
 # --------------------------------------------------------------------------
@@ -1120,7 +1143,7 @@ def private_disk(name, size):
 
 
 def boot_command(qemu, topo, firmware, accel, usb, args, serial, display,
-                 vars_name, debugexit=True):
+                 vars_name, debugexit=True, backed=False):
     """qemu_command plus the UEFI variable copy and the disk, when used."""
     ovmf = None
     if firmware == 'uefi':
@@ -1129,7 +1152,7 @@ def boot_command(qemu, topo, firmware, accel, usb, args, serial, display,
     disk = private_disk(vars_name, topo.disk) if topo.disk else None
     args = f'{topo.args} {args}'.strip()        # the machine's words first, the boot's win
     return qemu_command(qemu, topo, firmware, accel, usb, args, serial,
-                        display, ovmf, disk, debugexit)
+                        display, ovmf, disk, debugexit, backed)
 
 
 def run_boot(boot, topo, qemu, accel):
@@ -1448,7 +1471,8 @@ def cmd_run(options):
         return debug_boot(options, topo, firmware, qemu)
     display = os.environ.get('QEMU_DISPLAY') or 'none'
     cmd = boot_command(qemu, topo, firmware, options.accel, options.usb,
-                       options.args, 'mon:stdio', display, 'run')
+                       options.args, 'mon:stdio', display, 'run',
+                       backed=options.backed)
     print(shlex.join(cmd), flush=True)
     try:
         rc = subprocess.run(cmd, cwd=ROOT).returncode
@@ -1519,6 +1543,9 @@ def parse_arguments(argv):
                      help='boot from a USB stick instead of a CD')
     run.add_argument('--debug', action='store_true',
                      help='halt for gdb (QEMU -s -S) and start gdb')
+    run.add_argument('--backed', action='store_true',
+                     help='back all guest memory before the boot (prealloc=on): '
+                          'no host first-touch faults in what the boot measures')
 
     test = commands.add_parser('test', help='run the tests')
     test.add_argument('--host', action='append', metavar='BINARY',

@@ -569,6 +569,27 @@ class CommandTest(unittest.TestCase):
             run.parse_topology('d', 'machine: pc\nmemory: 1G\nsmp: 1\n'
                                'firmware: bios\ndisk: lots\n')
 
+    def test_backed_boot_preallocates_every_memory_backend(self):
+        topo = run.load_topology('story')
+        lazy = run.qemu_command('qemu', topo, 'bios', 'tcg', False, '', 'file:l', 'none')
+        backed = run.qemu_command('qemu', topo, 'bios', 'tcg', False, '', 'file:l', 'none',
+                                  backed=True)
+        backends = [w for w in lazy if w.startswith('memory-backend-')]
+        self.assertGreaterEqual(len(backends), 2)
+        self.assertEqual([w for w in backed if w.startswith('memory-backend-')],
+                         [w + ',prealloc=on' for w in backends])
+        self.assertNotIn('-mem-prealloc', backed)
+        self.assertFalse(any('prealloc' in w for w in lazy))
+        self.assertEqual(len(backed), len(lazy))
+
+    def test_backed_boot_without_backends_preallocates_the_ram(self):
+        cmd = run.qemu_command('qemu', SINGLE, 'bios', 'tcg', False, '', 'file:l', 'none',
+                               backed=True)
+        self.assertEqual(cmd.count('-mem-prealloc'), 1)
+        self.assertNotIn('-mem-prealloc',
+                         run.qemu_command('qemu', SINGLE, 'bios', 'tcg', False, '', 'file:l',
+                                          'none'))
+
 
 class PlotTest(unittest.TestCase):
 
@@ -759,6 +780,59 @@ class BenchTest(unittest.TestCase):
     def test_a_ratio_no_longer_printed_fails(self):
         rc, _ = self.compare(self.BASE, ['bench: other_vs_b 1.000 ratio'])
         self.assertEqual(rc, 1)
+
+    BOOT = ('[    0.050549] boot: 4 cpus online after %d ms (%d ms of it writing to the '
+            'consoles)\r\n')
+
+    def test_the_boot_line_is_read(self):
+        self.assertEqual(self.bench.parse_boot('x\n' + self.BOOT % (55, 13)),
+                         {'cpus': 4, 'ms': 55, 'consoles_ms': 13})
+        self.assertIsNone(self.bench.parse_boot('boot: 4 cpus online after 55 ms\n'))
+
+    def test_topology_memory_is_read_from_its_file(self):
+        self.assertEqual(self.bench.topology_memory('story'), 6 << 30)
+        self.assertEqual(self.bench.topology_memory('single'), 512 << 20)
+        self.assertIsNone(self.bench.topology_memory('no-such-topology'))
+
+    def boot_times(self, answers, available=64 << 30, backed_boots=3):
+        """boot_times() with boot() answering from answers and the host's memory faked."""
+        calls = []
+
+        def fake_boot(topo, firmware, accel, args, echo=True, backed=False, bench='all'):
+            calls.append((args, backed, bench))
+            return answers.pop(0)
+        options = type('Options', (), dict(topo='story', firmware='', accel='tcg',
+                                            args='hz=100 bench=rdtsc bench.runs=3',
+                                            backed_boots=backed_boots))
+        saved = self.bench.boot, self.bench.host_memory_available
+        self.bench.boot, self.bench.host_memory_available = fake_boot, lambda: available
+        try:
+            times, said = self.bench.boot_times(options, self.BOOT % (66, 21))
+        finally:
+            self.bench.boot, self.bench.host_memory_available = saved
+        return times, said, calls
+
+    def test_backed_boots_give_their_median_beside_the_lazy_one(self):
+        times, said, calls = self.boot_times([(0, self.BOOT % (60, 25)), (0, self.BOOT % (40, 12)),
+                                              (0, self.BOOT % (45, 19))])
+        self.assertEqual(calls, [('hz=100', True, 'none')] * 3)
+        self.assertEqual(times['lazily_backed'], {'cpus': 4, 'ms': 66, 'consoles_ms': 21})
+        self.assertEqual(times['backed'], {'cpus': 4, 'ms': 45, 'lo': 40, 'hi': 60,
+                                           'consoles_ms': 19, 'boots': 3})
+        self.assertIn('after 45 ms with guest memory backed beforehand (median of 3 boots, '
+                      '40-60; 19 ms', said)
+        self.assertIn('66 ms in the benchmarks\' boot, lazily backed', said)
+
+    def test_no_backed_boot_where_the_host_lacks_the_memory(self):
+        times, said, calls = self.boot_times([], available=6 << 30)
+        self.assertEqual(calls, [])
+        self.assertNotIn('backed', times)
+        self.assertIn('not measured (the guest\'s 6144 MiB would not fit', said)
+
+    def test_a_failed_backed_boot_is_said(self):
+        times, said, _ = self.boot_times([(0, self.BOOT % (40, 12)), (1, 'panic')])
+        self.assertNotIn('backed', times)
+        self.assertIn('a backed boot gave no boot: line (status 1)', said)
 
 
 if __name__ == '__main__':
