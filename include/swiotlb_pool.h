@@ -23,8 +23,9 @@
  *            below 4 GiB
  *   nearest  testbed's own: the boot CPU's node, then the others by SLIT
  *            distance (ties: lower ID), each below 4 GiB, top-down
- *   pernode  testbed's own (no Linux has per-node bounce pools): a pool on
- *            every node with room below 4 GiB (swiotlb_place_per_node),
+ *   pernode  testbed's own (mainline Linux has no per-node bounce pools that
+ *            we found): a pool on every node with room below 4 GiB
+ *            (swiotlb_place_per_node),
  *            the first where nearest puts its one; a device maps from the
  *            pool of its own node, else the nearest by SLIT distance, and
  *            moves on to the next nearest when that one is full

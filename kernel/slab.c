@@ -63,7 +63,8 @@
  *     the counts of pages and of slabs are exact only after a drain
  *     (slab_drain_all(): every CPU, by IPI, empties its magazines; the leak
  *     checks do that first). 2.6.14 had the same, and kept empty slabs
- *     too, until cache_reap() ran every two seconds; testbed has no reaper;
+ *     too while its free objects stayed within free_limit (a few hundred
+ *     for filp), for cache_reap() to free later; testbed has no reaper;
  *   - kmem_cache_get_stats() tells handed-out objects (in_use) from those
  *     waiting in magazines or the shared array (cached): exact when no CPU
  *     allocates or frees meanwhile, since other CPUs' magazines are read

@@ -62,7 +62,8 @@ const struct swiotlb_policy_info swiotlb_policies[SWIOTLB_NR_POLICIES] = {
 	[SWIOTLB_PERNODE] = {
 		.name = "pernode",
 		.history = "testbed's own: a pool on every node with room below 4 GiB, each device "
-			   "mapping from its node's or the nearest (no Linux has per-node pools)",
+			   "mapping from its node's or the nearest (mainline Linux has no per-node pools "
+			   "that we found)",
 		.walk = SWIOTLB_WALK_NEAREST,
 		.limit = DMA32_LIMIT,
 	},
