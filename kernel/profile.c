@@ -48,7 +48,8 @@ void profile_init(void)
 	struct page *p = alloc_pages(order, NODE_ANY, ALLOC_ZERO);
 
 	if (!p) {
-		pr_warn("profile: no memory for %u counters; not profiling\n", ksyms_count);
+		if (profile_arg)        /* without profile=on nobody asked */
+			pr_warn("profile: no memory for %u counters; not profiling\n", ksyms_count);
 		return;
 	}
 	hits = page_address(p);
