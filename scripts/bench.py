@@ -40,6 +40,8 @@ import subprocess
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, 'tests'))
+import run  # noqa: E402  (tests/run.py: its topology parser)
 RUN_PY = os.path.join(ROOT, 'tests', 'run.py')
 DEFAULT_JSON = os.path.join('build', 'bench.json')
 DEFAULT_BASELINE = os.path.join('tests', 'bench-baseline.json')
@@ -50,7 +52,6 @@ LINE = re.compile(r'bench: (?P<name>[A-Za-z0-9_]+) (?P<value>\d+\.\d{3}) (?P<uni
 PREFIX = re.compile(r'^\[\s*\d+\.\d+\] ')
 BOOT_LINE = re.compile(r'boot: (?P<cpus>\d+) cpus online after (?P<ms>\d+) ms '
                        r'\((?P<consoles>\d+) ms of it writing to the consoles\)$')
-TOPO_DIR = os.path.join(ROOT, 'tests', 'topologies')
 
 
 def parse_lines(text):
@@ -79,16 +80,11 @@ def parse_boot(text):
 
 
 def topology_memory(topo):
-    """The guest memory of a topology, in bytes (its "memory:" line); None if not said."""
+    """The guest memory of a topology, in bytes (its "memory:" line); None if not known."""
     try:
-        with open(os.path.join(TOPO_DIR, f'{topo}.topo')) as f:
-            for line in f:
-                m = re.fullmatch(r'memory:\s*(\d+)([KMGT]?)\s*', line.strip())
-                if m:
-                    return int(m[1]) << {'': 0, 'K': 10, 'M': 20, 'G': 30, 'T': 40}[m[2]]
-    except OSError:
-        pass
-    return None
+        return run.disk_bytes(run.load_topology(topo).memory)
+    except run.SetupError:
+        return None
 
 
 def host_memory_available():
