@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Makefile - build, boot and test testbed.
 #
 #   make / make iso   build/kernel.elf and build/testbed.iso (BIOS + UEFI hybrid)

@@ -1,3 +1,4 @@
+; SPDX-License-Identifier: MIT
 ; boot.asm - from GRUB's hand-off to kernel_main().
 ;
 ; GRUB (multiboot2) jumps to _start in 32-bit protected mode with paging off,

@@ -1,3 +1,4 @@
+; SPDX-License-Identifier: MIT
 ; trampoline.asm - how an application processor (AP) climbs to long mode.
 ;
 ; A CPU woken by INIT and a STARTUP IPI begins in 16-bit real mode at

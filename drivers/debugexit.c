@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * debugexit.c - QEMU's isa-debug-exit device (see debugexit.h).
  */

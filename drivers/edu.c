@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * edu.c - a driver for QEMU's edu device (see edu.h): probe, MSI, DMA.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * fbcon.c - the framebuffer console.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * font8x16.c - the framebuffer console's bitmap font.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * fw_cfg.c - find and read a file from QEMU's fw_cfg device.
  *

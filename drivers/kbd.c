@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * kbd.c - polled PS/2 keyboard (see kbd.h).
  *

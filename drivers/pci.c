@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * pci.c - configuration space, enumeration, BARs, capabilities, MSI/MSI-X
  * (see pci.h).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * serial.c - polled 16550 UART driver, and the serial console.
  *

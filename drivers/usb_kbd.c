@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * usb_kbd.c - a USB HID boot-protocol keyboard (see usb_kbd.h).
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * virtio.c - the virtio 1.x PCI transport and split virtqueues (see
  * virtio.h). Facts from the virtio 1.1 specification: the capability

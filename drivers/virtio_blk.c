@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * virtio_blk.c - the virtio block driver (see virtio_blk.h).
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * virtqueue.c - the split virtqueue's rings (see virtqueue.h).
  *

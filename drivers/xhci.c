@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * xhci.c - an xHCI host controller driver, polled (see xhci.h for the rings).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * acpi.h - the ACPI tables testbed reads, and what it takes from them.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * apic.h - interrupt controllers: each CPU's local APIC, and the I/O APICs.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bootmem.h - the boot allocator: physical memory before the page allocator.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * cmdline.h - the kernel command line: "key=value" tokens, space separated.
  *

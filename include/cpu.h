@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * cpu.h - what this CPU is and the descriptor tables it runs with.
  *

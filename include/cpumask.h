@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * cpumask.h - sets of logical CPU numbers, and the "0-3,6" notation.
  *

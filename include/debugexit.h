@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * debugexit.h - leave QEMU with a chosen exit status.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * dma.h - the DMA API: what a driver calls to let a device read or write
  * memory, whatever the device can reach.

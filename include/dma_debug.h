@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * dma_debug.h - dma.debug=on: the DMA API checks how drivers use it, in the
  * spirit of Linux's CONFIG_DMA_API_DEBUG (kernel/dma/debug.c).

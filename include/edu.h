@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * edu.h - QEMU's educational PCI device (1234:11e8), used here as a device
  * whose DMA mask the hardware itself enforces.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * errno.h - error numbers, Linux's values: functions return 0 or -ENAME.
  */

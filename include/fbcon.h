@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fbcon.h - a text console on the boot framebuffer.
  *

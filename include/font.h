@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* font.h - the 8x16 bitmap font used by the framebuffer console (drivers/font8x16.c). */
 #ifndef FONT_H
 #define FONT_H

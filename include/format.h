@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * format.h - printf-style formatting into a buffer, and small text helpers.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fw_cfg.h - QEMU's firmware configuration device, read through I/O ports.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * iommu.h - does the firmware describe an IOMMU, and could it be
  * translating DMA right now?

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * irqoff.h - how long each CPU keeps interrupts off, at most.
  *

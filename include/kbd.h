@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * kbd.h - the PS/2 keyboard through the i8042 controller (polled).
  *

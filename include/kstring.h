@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * kstring.h - the C string and memory functions the kernel provides.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * ksyms.h - the kernel's own symbol table, for backtraces.
  *

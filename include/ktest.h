@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * ktest.h - a small KUnit-like test framework, for the kernel and the host.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * lab.h - where the kernel hands over to the lab.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * list.h - circular doubly linked lists with the links inside the objects
  * (as Linux's list_head): an empty list is a head pointing at itself.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * logring.h - the kernel log's ring of bytes, and how much of it was lost.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * logview.h - a window of screen rows over the log text: what the
  * framebuffer's scroll-back shows.

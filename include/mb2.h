@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * mb2.h - the multiboot2 boot information GRUB hands the kernel.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * mce.h - machine checks: the CPU's own report of a hardware error.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * memmap.h - the machine's physical memory map, as the firmware reported it.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * mm.h - bringing up memory management at boot (kernel/mm.c).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * numa.h - which CPUs and which memory make up each NUMA node.
  *

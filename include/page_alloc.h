@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * page_alloc.h - the page allocator: buddy allocation of 2^order pages,
  * per NUMA node and per zone.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * panic.h - stop the machine loudly.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * param.h - testbed's limits and tunables, in one place (like xv6's param.h).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * pci.h - PCI: configuration space, enumeration, BARs, capabilities, MSI
  * and MSI-X.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * percpu.h - each CPU's own data, reached through the GS segment base.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * printk.h - the kernel's log: printk() and the consoles it writes to.
  *

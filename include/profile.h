@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * profile.h - where the CPUs spend their time, sampled at every tick.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * qr.h - a QR Code encoder (ISO/IEC 18004:2015), for the results a user
  * takes home: the kernel draws the test and story results as a QR code on

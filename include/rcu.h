@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * rcu.h - classic read-copy-update, as Linux 2.6.14-2.6.16 had it.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * rcu_machine.h - the machine kernel/rcu.c runs on, and nothing more.
  *

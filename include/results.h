@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * results.h - the results a user takes home: a few lines of compact text
  * (the machine, the test totals, the failed cases, the story's verdicts),

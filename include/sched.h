@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * sched.h - kernel threads and the preemptive scheduler.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * serial.h - a 16550 UART as a console: COM1 (0x3f8) first, then the one
  * the firmware's SPCR names (COM2, or a 16550 in memory space).

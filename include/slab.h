@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * slab.h - object caches (kmem_cache) and kmalloc.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * smp.h - starting the other CPUs, and asking them to do things (IPIs).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * softirq.h - work deferred from interrupt handlers, run on interrupt exit
  * with interrupts on, or by each CPU's ksoftirqd thread.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * swiotlb.h - the software IO TLB: a pool of bounce buffers below 4 GiB for
  * devices that cannot reach the memory they are given.

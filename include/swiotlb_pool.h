@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * swiotlb_pool.h - the bounce-buffer pool's pure logic, shared by the
  * kernel (kernel/swiotlb.c) and the host tests: where the pool lands (the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * time.h - the TSC as the kernel's clock, each CPU's tick, and timers.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * trap.h - exceptions and interrupts: the IDT, the trap frame, handlers.
  *

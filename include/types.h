@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * types.h - fixed-width integer types and the small macros every file uses.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * unaligned.h - read little-endian fields at any address.
  *

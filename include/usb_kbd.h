@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * usb_kbd.h - a USB keyboard in the HID boot protocol (USB HID 1.11,
  * appendix B), on an xHCI (xhci.h).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * user.h - user mode: programs that run at privilege level 3 and call the
  * kernel through SYSCALL, as Serge Belyshev's open/close loop did in 2005.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * vfs.h - the file table of 2.6.14-rc4, just enough of it to hit ENFILE.
  *

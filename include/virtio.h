@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * virtio.h - the virtio 1.x PCI transport and split virtqueues.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * virtio_blk.h - a virtio block device (1af4:1042) on the virtio 1.x
  * transport, with 32-bit DMA: every buffer goes through the DMA API, so a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * virtqueue.h - a split virtqueue (virtio 1.1, 2.6): the rings a driver and
  * a device share, and the driver's own record of what it handed out.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * vm.h - the kernel's one address space.
  *

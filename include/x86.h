@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * x86.h - one-line wrappers around x86 instructions (like xv6's x86.h).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * xhci.h - the USB 3 host controller (xHCI), found through PCI class
  * 0x0c/0x03/0x30, and the USB devices on its root ports.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * acpi.c - find the firmware's ACPI tables, check each one, keep what we use.
  *

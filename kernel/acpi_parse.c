@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * acpi_parse.c - read the ACPI tables testbed uses, from their bytes alone.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * apic.c - the local APICs, the I/O APICs, and the 8259 PICs put to sleep.
  *

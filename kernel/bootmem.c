@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * bootmem.c - the boot allocator: two sorted lists of [base, end) ranges.
  *

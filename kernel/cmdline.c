@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * cmdline.c - parse "key=value key=value ..." against a table of params.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * cpu.c - identify the CPU and load the GDT and TSS.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * cpumask.c - count, print and parse CPU sets. Pure code, host-tested.
  */

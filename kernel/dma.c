@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * dma.c - the DMA API over the direct map and the swiotlb (see dma.h).
  *

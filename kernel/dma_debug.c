@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * dma_debug.c - recording and checking every DMA mapping (see dma_debug.h).
  *

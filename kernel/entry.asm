@@ -1,3 +1,4 @@
+; SPDX-License-Identifier: MIT
 ; entry.asm - the first and last instructions of every exception and interrupt.
 ;
 ; The CPU pushes SS, RSP, RFLAGS, CS, RIP (and, for some exceptions, an

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * format.c - vsnprintf: the formatting half of printk.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * iommu.c - report whether an IOMMU could be translating DMA (iommu.h).
  *

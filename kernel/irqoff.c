@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * irqoff.c - the interrupts-off tracer (see irqoff.h). x86.h's cli() and
  * sti() call in here, as trap_dispatch() does on interrupt entry and exit.

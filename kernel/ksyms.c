@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * ksyms.c - find the function an address belongs to.
  *

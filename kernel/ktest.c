@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * ktest.c - run test suites and print KTAP version 1.
  *

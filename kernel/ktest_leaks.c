@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * ktest_leaks.c - each test suite gives back what it took.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * logring.c - the log's ring of bytes (see logring.h).
  *

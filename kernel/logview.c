@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * logview.c - rows of the log for the scroll-back (see logview.h).
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * main.c - kernel_main(): the boot, in order.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * mb2.c - walk and check the multiboot2 boot information.
  *

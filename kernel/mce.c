@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * mce.c - machine checks (see mce.h).
  *

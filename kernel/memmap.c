@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * memmap.c - turn the boot loader's memory information into one list of
  * [base, end) ranges with E820 types, and print it.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * mm.c - memory management bring-up: NUMA nodes, the boot allocator, and
  * the handoff to the page allocator and slab (see mm.h for the picture).

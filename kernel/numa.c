@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * numa.c - build the node table from the SRAT, SLIT, MADT and memory map.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * page_alloc.c - the buddy allocator: blocks of 2^order pages, per node and
  * per zone (see include/page_alloc.h for the picture).

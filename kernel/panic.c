@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * panic.c - the last words: message, backtrace, exit.
  *

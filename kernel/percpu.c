@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * percpu.c - the per-CPU array and how a CPU finds its own entry.
  */

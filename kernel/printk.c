@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * printk.c - format a message, stamp each line with the time, keep it in
  * the log ring and hand it to every enabled console.

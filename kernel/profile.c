@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * profile.c - a sampling profile: which functions the ticks interrupt.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * qr.c - a QR Code encoder, written from ISO/IEC 18004:2015 (see qr.h).
  *

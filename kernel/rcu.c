@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * rcu.c - classic RCU with per-CPU callback lists and a bounded batch.
  *

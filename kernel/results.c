@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * results.c - the results a user takes home (see results.h).
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * sched.c - kernel threads, per-CPU run queues, round robin with preemption.
  *

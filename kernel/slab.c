@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * slab.c - object caches and kmalloc, on top of the page allocator.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * smp.c - starting the other CPUs, and asking them to do things (IPIs).
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * softirq.c - softirqs and ksoftirqd (see softirq.h for the picture).
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * string.c - memcpy and friends for the kernel.
  *

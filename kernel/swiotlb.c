@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * swiotlb.c - the bounce-buffer pool at run time (see swiotlb.h).
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * swiotlb_pool.c - the bounce-buffer slot allocator (see swiotlb_pool.h
  * for the picture and the invariants).

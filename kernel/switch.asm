@@ -1,3 +1,4 @@
+; SPDX-License-Identifier: MIT
 ; switch.asm - switch_to(): leave one thread's stack, continue on another's.
 ;
 ; void switch_to(u64 *save_rsp, u64 next_rsp)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * time.c - the TSC as the clock, each CPU's tick, and timers on the tick.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * trap.c - the IDT, exception handling and the fault-catching used by tests.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * user.c - user mode: the address space, entering and leaving it, system
  * calls (see user.h).

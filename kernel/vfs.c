@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * vfs.c - struct file, nr_files and ENFILE (see vfs.h).
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * vm.c - build the kernel's page tables and map device memory on demand.
  *

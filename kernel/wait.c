@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * wait.c - sleeping until something happens: wait queues, completions,
  * mutexes. All three rest on one rule from sched.h: mark yourself BLOCKED

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * bench.c - run the registered benchmarks and print one line per result,
  * and the benchmarks of the kernel's own subsystems.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bench.h - in-kernel benchmarks, chosen with bench= and printed as
  *

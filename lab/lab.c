@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * lab.c - the lab's two entry points (see include/lab.h), in the order a
  * boot runs them: the story, then what the command line asked for, then

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * page_alloc_bench.c - what the per-CPU page lists buy (bench=page_alloc).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * pattern.h - a byte pattern to write into a buffer and check after it
  * went somewhere and back (a disk, a device, a bounce buffer).

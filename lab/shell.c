@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * shell.c - the command line (see shell.h).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * shell.h - a command line on the serial port and the keyboard.
  *

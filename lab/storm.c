@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * storm.c - the open/close storm and the hog (see storm.h).
  *

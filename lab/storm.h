@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * storm.h - the open/close storm of the 2005 report.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * storm_trace.c - sample a storm every millisecond, print it as CSV (see
  * storm_trace.h).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * storm_trace.h - the storm over time, for make plot (storm.trace=on).
  *

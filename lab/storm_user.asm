@@ -1,3 +1,4 @@
+; SPDX-License-Identifier: MIT
 ; storm_user.asm - Serge Belyshev's loop of October 2005, as a user program.
 ;
 ;	for (i = 0; i < n; i++)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * story.c - the report make run prints (see story.h).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * story.h - the 2.6.14 story, told by the machine it runs on.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * torture.c - readers against a replacing writer (see torture.h).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * torture.h - an rcutorture-style check that RCU really protects readers.
  *

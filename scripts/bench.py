@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """bench.py - boot the benchmarks, keep their lines as JSON, compare ratios.
 
     bench.py run [--topo T] [--firmware F] [--accel A] [--args ARGS] [--json FILE]

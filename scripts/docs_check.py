@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """docs_check.py - every function a page of docs/ (or the README) names
 exists in the code.
 

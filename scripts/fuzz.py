@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """fuzz.py - run the fuzz targets (make fuzz) or replay their corpora (make test).
 
   fuzz.py run --seconds S TARGET...   libFuzzer, S seconds each, on a work

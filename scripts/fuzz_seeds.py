@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """fuzz_seeds.py - write the seed corpora of tests/fuzz/corpus/.
 
 Real firmware tables: boots QEMU's story (SeaBIOS), story-q35 (OVMF) and

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """interface_check.py - docs/interface.md says what the code does.
 
 Checked, both ways where it can be:

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # ksyms.awk - turn `nm -n` output into include/ksyms.h's table, as C.
 #
 # Input lines: "ffffffff80201000 T kernel_main". Only text symbols (t, T,

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """mutants.py - make mutants: every test suite proves it can fail.
 
 A mutant is a small, plausible bug, kept as a patch in tests/mutants/

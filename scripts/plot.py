@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """plot.py - make plot: the storm over time, per RCU policy, as PNG plots.
 
 Boots the story topology with storm.trace=on (the story runs the storm

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """sim_plot.py - make sim-plot: what the simulator says as machines grow, as PNGs.
 
 Runs build/sim/rcu_sim (scale and every), reads its "storm:" lines and draws

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """spcr_fixture.py - write the SPCR tables the spcr topologies hand QEMU.
 
 QEMU on x86 builds no SPCR of its own; `-acpitable file=F` adds one (QEMU

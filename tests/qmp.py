@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """A small QMP client: what the session tests need from a running QEMU.
 
 QMP (QEMU Machine Protocol, docs/interop/qmp-spec in QEMU's tree) is JSON

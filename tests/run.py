@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Boot testbed under QEMU and judge what the kernel reports.
 
 The idea
@@ -225,10 +226,11 @@ SESSION_FLAG = re.compile(r'session=(\w+)')
 def parse_topology(name, text, where=None):
     """Parse a .topo file: "key: value" lines and "#" comments.
 
-    The first comment line is the description.  "qemu", "expect" and
-    "args" may repeat; "qemu" values are split like a shell would and
-    concatenated; "args" are kernel command line words that come before
-    every boot's own (which win: the last good value of a key stands).
+    The first comment line is the description (the SPDX licence line is
+    not).  "qemu", "expect" and "args" may repeat; "qemu" values are
+    split like a shell would and concatenated; "args" are kernel command
+    line words that come before every boot's own (which win: the last
+    good value of a key stands).
     """
     where = where or f'{name}.topo'
     topo = Topology(name=name)
@@ -238,7 +240,7 @@ def parse_topology(name, text, where=None):
         if not line:
             continue
         if line.startswith('#'):
-            if not topo.description:
+            if not topo.description and 'SPDX-License-Identifier' not in line:
                 topo.description = line.lstrip('#').strip()
             continue
         key, colon, value = line.partition(':')

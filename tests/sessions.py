@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Sessions: what a person at the machine would do, done over QMP.
 
 A matrix boot with the flag +session=NAME starts QEMU with a QMP socket,

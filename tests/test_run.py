@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Unit tests of tests/run.py: configuration parsing, log cleaning, the KTAP
 parser and the verdicts, on small inline logs.  No QEMU is started.
 
@@ -483,6 +484,7 @@ class ConfigTest(unittest.TestCase):
 
     def test_topology(self):
         topo = run.parse_topology('t', log('''
+            # SPDX-License-Identifier: MIT
             # Two nodes.
             # more words
             machine: q35

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """testbed.py - gdb helpers for testbed (loaded by make debug).
 
   tb-cpus      every CPU: APIC ID, node, online, running thread, ticks,

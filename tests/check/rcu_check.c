@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * rcu_check.c - make check-rcu: every interleaving of a small world, run
  * on kernel/rcu.c itself.

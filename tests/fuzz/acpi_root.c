@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * acpi_root.c - fuzz target: the RSDP and the root table it points to
  * (kernel/acpi_parse.c). The input is an RSDP, then an RSDT or XSDT.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * acpi_tables.c - one source for nine fuzz targets: the MADT, SRAT, SLIT,
  * MCFG, HPET, FADT, DMAR, IVRS and SPCR parsers (kernel/acpi_parse.c), each fed whole tables,

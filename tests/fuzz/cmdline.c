@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * cmdline.c - fuzz target: the kernel command line parser (kernel/cmdline.c)
  * against a table with every kind of key.

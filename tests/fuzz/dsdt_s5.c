@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * dsdt_s5.c - fuzz target: the byte scan for \_S5 in a DSDT that poweroff
  * relies on (acpi_dsdt_s5_type(), kernel/acpi_parse.c).

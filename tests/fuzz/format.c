@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * format.c - fuzz target: the kernel's printf engine (kernel/format.c),
  * checked against the C library's on every conversion both define alike.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * mb2.c - fuzz target: the multiboot2 information GRUB hands the kernel,
  * then the memory map built from it and sanitized (kernel/mb2.c,

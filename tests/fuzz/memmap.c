@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * memmap.c - fuzz target: the memory-map sanitizer (kernel/memmap.c) on any
  * list of (base, length, type) entries a firmware could report: overlaps,

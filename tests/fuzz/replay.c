@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * replay.c - run a fuzz target over files and folders of inputs, without
  * libFuzzer: make test replays the saved corpus this way (gcc, ASan, UBSan),

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * swiotlb_slots.c - fuzz target: the swiotlb's slot allocator
  * (kernel/swiotlb_pool.c) under any sequence of maps and unmaps, against a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * virtqueue.c - fuzz target: the split virtqueue (drivers/virtqueue.c)
  * against a device that writes whatever it likes into the rings: the used

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * acpi_fixtures.c - real ACPI tables from QEMU 7.2, for tests/host/acpi_test.c.
  *

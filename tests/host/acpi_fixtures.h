@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * acpi_fixtures.h - real ACPI tables captured from QEMU 7.2 (see acpi_fixtures.c).
  *

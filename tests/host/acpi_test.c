@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * acpi_test.c - kernel/acpi_parse.c on the host: QEMU's real tables
  * (acpi_fixtures.c) must parse to exactly what QEMU was told, and damaged

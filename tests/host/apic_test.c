@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * apic_test.c - the pure half of include/apic.h on the host: x2APIC MSR
  * numbers, the ICR in both modes, redirection entries, MADT override and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * bootmem_test.c - kernel/bootmem.c on the host: the two range lists
  * (merging, sorting, first claim wins, full lists refused), allocation

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * cmdline_test.c - kernel/cmdline.c on the host: parse_u64 (bases,
  * suffixes, overflow, junk) and cmdline_parse over a local table of one

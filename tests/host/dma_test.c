@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * dma_test.c - the DMA API's one piece of pure arithmetic: can a device
  * whose mask is mask reach [addr, addr + size)? The swiotlb decides to

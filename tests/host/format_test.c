@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * format_test.c - kernel/format.c on the host: every conversion, flag,
  * width, precision and length modifier format.h documents, C99 truncation

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * host.c - the host side of ktest: printk for the pure modules, a capture
  * of everything printed (see host.h), and made-up physical memory for the

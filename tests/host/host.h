@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * host.h - what tests/host/host.c offers the host unit tests.
  *

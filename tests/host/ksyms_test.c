@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * ksyms_test.c - ksym_search() from kernel/ksyms.c on the host: empty
  * tables, addresses below, on, between and after symbols, and a large

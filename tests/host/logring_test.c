@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * logring_test.c - kernel/logring.c (the log's ring) and kernel/logview.c
  * (the scroll-back's window of rows) on the host.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * main.c - build/host/unit: run the host unit tests and print KTAP.
  *

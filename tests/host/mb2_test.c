@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * mb2_test.c - kernel/mb2.c on the host: a complete multiboot2 info built
  * byte by byte is read back field by field, then broken infos (short

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * mce_test.c - what a machine-check bank's status says, and when the
  * kernel may return from #MC.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * memmap_test.c - kernel/memmap.c on the host: the memory map built from
  * a struct boot_info (E820 entries first, else the EFI map with its types

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * numa_test.c - numa_build() on hand-made MADT/SRAT/SLIT facts: memoryless
  * nodes, CPU-less nodes, split nodes, orphan RAM, renumbering, fallbacks;

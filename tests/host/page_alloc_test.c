@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * page_alloc_test.c - kernel/page_alloc.c on the host, on made-up machines
  * in the host's lazily mapped "physical memory" (tests/host/host.c): the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * pci_test.c - which functions' BARs are never sized (pci_sizing()).
  */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * qr_test.c - kernel/qr.c's pieces against known answers from outside it:
  * the Reed-Solomon example every QR tutorial works through ("HELLO WORLD"

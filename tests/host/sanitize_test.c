@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * sanitize_test.c - memmap_sanitize(): sorted, disjoint, page-aligned ranges
  * whatever order and overlaps the firmware's map had.

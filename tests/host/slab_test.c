@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * slab_test.c - kernel/slab.c on the host, over the page allocator on a
  * made-up machine: objects distinct, aligned and writable; slabs taken and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * swiotlb_slots_test.c - kernel/swiotlb_pool.c on the host: a fresh pool,
  * sizes to slabs, page alignment, segment edges, merging on free,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * time_test.c - the pure arithmetic of include/time.h on the host: cycles
  * to nanoseconds, the clock staying continuous when the TSC frequency is

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * usb_kbd_test.c - the boot keyboard's pure half: 8-byte reports into
  * bytes (HID 1.11 appendix B), and finding the keyboard interface in a

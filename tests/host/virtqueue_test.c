@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * virtqueue_test.c - the split virtqueue's rings on plain memory, with the
  * test playing the device: chains go out and come back in any order, direct

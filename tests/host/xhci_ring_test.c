@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * xhci_ring_test.c - the xHCI ring arithmetic of xhci.h: a producer's
  * enqueue index and cycle state across the link TRB, the event ring's

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * acpi_test.c - what acpi_init() found agrees with the machine itself.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * apic_test.c - the interrupt controllers are set up as the MADT says, and
  * interrupts really arrive through them.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * bench_test.c - the benchmarks say what they measured. Speed is never
  * asserted here (make bench shows it); what a benchmark's lines claim

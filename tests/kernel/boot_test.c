@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * boot_test.c - what the boot path found and set up, checked from inside.
  */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * console_test.c - printk's log and timestamps, and the framebuffer console.
  */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * dma_test.c - the swiotlb and the DMA API on the machine as booted.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * edu_test.c - the 2005 swiotlb bug on a device that really cannot reach
  * past 32 bits: QEMU's edu with dma_mask=0xffffffff (see edu.h).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * irqoff_test.c - the interrupts-off tracer (irqoff.h): it catches a long
  * window and says where it opened; switched off, it times nothing; and a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * ksyms_test.c - the embedded symbol table names the kernel's functions.
  */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * ktest_test.c - the test framework tests itself (kernel and host builds).
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * mm_test.c - the allocators on the real machine: memory asked of a node
  * comes from that node, of a zone from that zone; nothing overlaps; all of

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * panic_test.c - a deliberate crash (test=panic), for the runner to check
  * that a kernel bug ends in a named, symbolized backtrace and exit code 2.

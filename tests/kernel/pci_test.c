@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * pci_test.c - configuration-space accesses and MSI/MSI-X setup, checked
  * against a function the test builds itself (see pci.h).

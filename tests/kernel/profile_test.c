@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * profile_test.c - the tick's samples land in the function that runs.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * rcu_test.c - RCU's promise, and the 2005 storm's claims that hold on any
  * host. Storms here run on one CPU while the others idle: with more busy

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * sched_test.c - threads, preemption, wakeups, mutexes and migration on the
  * real CPUs. Waiting is bounded by ticks, never by wall-clock assertions.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * shell_test.c - the shell's command table: good lines run, bad ones get
  * their usage line and false, never a fault.

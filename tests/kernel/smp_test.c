@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * smp_test.c - every CPU came up, knows who it is, and answers calls.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * story_test.c - the report make run prints tells the truth: measure it,
  * and check each verdict against the claims of docs/rcu.md and docs/dma.md,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * string_test.c - memcpy, memset and memmove move exactly the bytes asked
  * for: every length from 0 to 40 at every alignment of both ends, with

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * time_test.c - the clock was calibrated, the tick runs, ktimers fire when
  * and where they should.

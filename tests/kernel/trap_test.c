@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * trap_test.c - exceptions really arrive, with the right details.
  *

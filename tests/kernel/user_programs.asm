@@ -1,3 +1,4 @@
+; SPDX-License-Identifier: MIT
 ; user_programs.asm - small user-mode programs for the user suite
 ; (tests/kernel/user_test.c). Each takes its arguments in rdi, rsi, rdx
 ; and ends with exit(status) (system call 60), unless it is meant to die.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * user_test.c - user mode: programs run at privilege level 3, call the
  * kernel through SYSCALL, and die alone when they fault (see user.h).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * vfs_test.c - what nr_files counts under each vfs.count (see vfs.h).
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * virtio_blk_test.c - virtio-blk with a 32-bit DMA mask on the machine as
  * booted: data integrity, buffers above 4 GiB bounced through the swiotlb

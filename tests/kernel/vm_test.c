@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * vm_test.c - the page tables say what include/vm.h promises.
  */

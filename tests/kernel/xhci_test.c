@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * xhci_test.c - the xHCI driver and the USB keyboard on the machine at hand.
  *

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """qr_check.py - kernel/qr.c against an independent decoder (make test).
 
 build/host/qr_encode (kernel/qr.c built for the host) writes a PNG for

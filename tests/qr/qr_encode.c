@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * qr_encode.c - build/host/qr_encode: kernel/qr.c on the host, writing PNGs
  * for an independent decoder (zbarimg) to read back: tests/qr/qr_check.py.

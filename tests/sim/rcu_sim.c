@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * rcu_sim.c - make sim: kernel/rcu.c on a simulated machine of 1 to 4096
  * CPUs, deterministic, in one host thread.
