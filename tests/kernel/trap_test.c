@@ -191,7 +191,7 @@ static void software_interrupt_reaches_handler(struct ktest *t)
 
 static void nothing(struct trap_frame *f) { (void)f; }
 
-/* A driver that falls back to polling gives its vector back (pci.h, issue 14). */
+/* A driver that falls back to polling gives its vector back (pci.h). */
 static void device_vectors_are_given_back(struct ktest *t)
 {
 	u32 in_use = trap_vectors_in_use();
