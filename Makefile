@@ -235,6 +235,8 @@ fuzz_def = $(if $(filter $(ACPI_TABLES),$1),-DTABLE=$(shell echo $1 | tr a-z A-Z
 test: $(B)/testbed.iso $(B)/host/unit $(B)/kernel-alone.elf $(B)/check/rcu_check \
 		$(B)/sim/rcu_sim $(FUZZ_TARGETS:%=$(B)/fuzz-replay/%) $(B)/host/qr_encode | deps
 	$(PYTHON) tests/test_run.py
+	$(PYTHON) tests/test_scripts.py
+	$(PYTHON) scripts/tree_check.py
 	$(PYTHON) tests/qr/qr_check.py $(B)/host/qr_encode
 	$(B)/check/rcu_check 2 2 2
 	$(B)/sim/rcu_sim agree > $(B)/sim/agree.txt 2>/dev/null || { cat $(B)/sim/agree.txt; exit 1; }

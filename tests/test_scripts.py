@@ -1,0 +1,124 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""Unit tests of the tree's own checks: scripts/tree_check.py (licence lines,
+words that point outside, counts in prose, the CI sentence). make test runs
+them before the checks themselves, so a check that can no longer fail is
+caught.
+"""
+import os
+import sys
+import tempfile
+import textwrap
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(os.path.dirname(HERE), 'scripts'))
+import tree_check  # noqa: E402
+
+KEPT = []           # the trees' folders, removed when the tests end
+
+
+class Tree:
+    """A throwaway tree of files, for the checks' root (gone at exit)."""
+
+    def __init__(self, files):
+        self.dir = tempfile.TemporaryDirectory()
+        KEPT.append(self.dir)
+        self.root = self.dir.name
+        for path, text in files.items():
+            full = os.path.join(self.root, path)
+            os.makedirs(os.path.dirname(full), exist_ok=True)
+            with open(full, 'w') as f:
+                f.write(textwrap.dedent(text))
+        self.files = sorted(files)
+
+    def check(self, name):
+        return tree_check.CHECKS[name](self.root, self.files)
+
+
+class SpdxTest(unittest.TestCase):
+    def test_marked_files_pass(self):
+        tree = Tree({
+            'kernel/a.c': '// SPDX-License-Identifier: MIT\n/* a.c - the idea */\n',
+            'include/a.h': '/* SPDX-License-Identifier: MIT */\n',
+            'scripts/x.py': '#!/usr/bin/env python3\n# SPDX-License-Identifier: MIT\n"""x"""\n',
+            'Makefile': '# SPDX-License-Identifier: MIT\nall:\n',
+            'docs/a.md': '# no licence line needed in prose\n',
+            'tests/fuzz/corpus/t/1': 'data',
+            'LICENSE': 'MIT License',
+        })
+        self.assertEqual(tree.check('spdx'), [])
+
+    def test_each_kind_of_source_without_the_line_is_named(self):
+        tree = Tree({
+            'kernel/a.c': '/* a.c */\n',
+            'boot/b.asm': '; b.asm\n',
+            'linker.ld': '/* linker */\n',
+            'tests/topologies/t.topo': '# t\nmachine: pc\n',
+            'tests/matrix': '# m\n',
+            '.ci/run': '#!/bin/sh\nmake test\n',
+            'scripts/tool': '#!/bin/sh\necho\n',
+            'Makefile': 'all:\n',
+        })
+        named = [line.split(':')[0] for line in tree.check('spdx')]
+        self.assertEqual(named, ['LICENSE'] + sorted(tree.files))
+
+    def test_the_line_far_down_does_not_count(self):
+        tree = Tree({'kernel/a.c': '/*\n * a.c\n *\n */\n// SPDX-License-Identifier: MIT\n',
+                     'LICENSE': 'MIT License'})
+        self.assertEqual(len(tree.check('spdx')), 1)
+
+
+class WordsTest(unittest.TestCase):
+    def test_outside_words_are_named(self):
+        tree = Tree({
+            'docs/a.md': 'fixed in issue 18\nas seed 001 says\nsee ../shared/reviews\n',
+            'kernel/b.c': '/* (pci.h, Issue 14) */\n',
+        })
+        bad = tree.check('words')
+        self.assertEqual([b.split(': ')[0] for b in bad],
+                         ['docs/a.md:1', 'docs/a.md:2', 'docs/a.md:3', 'kernel/b.c:1'])
+
+    def test_ordinary_words_pass(self):
+        tree = Tree({'docs/a.md': 'a fuzz seed corpus; the seed is 42; issues of DMA\n'})
+        self.assertEqual(tree.check('words'), [])
+
+
+class CountsTest(unittest.TestCase):
+    def tree(self, readme):
+        return Tree({
+            'README.md': readme,
+            'docs/performance.md': 'on 1 May: 2 mutants\n',
+            'tests/mutants/a.patch': '', 'tests/mutants/b.patch': '', 'tests/mutants/c.patch': '',
+            'Makefile': 'FUZZ_TARGETS := mb2 memmap \\\n\tcmdline\n',
+            'tests/topologies/one.topo': '',
+        })
+
+    def test_right_counts_pass(self):
+        self.assertEqual(self.tree('3 mutants, 3 libFuzzer targets, 1 topologies\n')
+                         .check('counts'), [])
+
+    def test_a_stale_count_is_named_and_the_journal_is_not(self):
+        bad = self.tree('applies 2 plausible bugs and 4 fuzz targets\n').check('counts')
+        self.assertEqual(len(bad), 2)
+        self.assertIn('README.md:1: says "2 plausible bugs", tests/mutants/*.patch has 3', bad)
+
+
+class CiSentenceTest(unittest.TestCase):
+    def test_every_target_of_ci_run_is_said(self):
+        ci = '#!/bin/sh\nmake deps\nmake -j2 iso\nmake test\nmake mutants\n'
+        good = Tree({'.ci/run': ci, 'docs/testing.md': 'CI runs `make deps`, `make iso`,\n'
+                     '`make test` and `make mutants`.\n'})
+        self.assertEqual(good.check('ci'), [])
+        bad = Tree({'.ci/run': ci, 'docs/testing.md': 'x\nCI runs `make test`.\n'})
+        self.assertEqual(len(bad.check('ci')), 3)
+        self.assertTrue(bad.check('ci')[0].startswith('docs/testing.md:2:'))
+
+
+def tearDownModule():
+    for folder in KEPT:
+        folder.cleanup()
+
+
+if __name__ == '__main__':
+    unittest.main()
