@@ -237,6 +237,7 @@ test: $(B)/testbed.iso $(B)/host/unit $(B)/kernel-alone.elf $(B)/check/rcu_check
 	$(PYTHON) tests/test_run.py
 	$(PYTHON) tests/test_scripts.py
 	$(PYTHON) scripts/tree_check.py
+	$(PYTHON) scripts/check_commits.py
 	$(PYTHON) tests/qr/qr_check.py $(B)/host/qr_encode
 	$(B)/check/rcu_check 2 2 2
 	$(B)/sim/rcu_sim agree > $(B)/sim/agree.txt 2>/dev/null || { cat $(B)/sim/agree.txt; exit 1; }

@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
 """Unit tests of the tree's own checks: scripts/tree_check.py (licence lines,
-words that point outside, counts in prose, the CI sentence). make test runs
-them before the checks themselves, so a check that can no longer fail is
-caught.
+words that point outside, counts in prose, the CI sentence) and
+scripts/check_commits.py (Linux's commit message form). make test runs them
+before the checks themselves, so a check that can no longer fail is caught.
 """
 import os
 import sys
@@ -13,6 +13,7 @@ import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), 'scripts'))
+import check_commits  # noqa: E402
 import tree_check  # noqa: E402
 
 KEPT = []           # the trees' folders, removed when the tests end
@@ -113,6 +114,40 @@ class CiSentenceTest(unittest.TestCase):
         bad = Tree({'.ci/run': ci, 'docs/testing.md': 'x\nCI runs `make test`.\n'})
         self.assertEqual(len(bad.check('ci')), 3)
         self.assertTrue(bad.check('ci')[0].startswith('docs/testing.md:2:'))
+
+
+class CommitFormTest(unittest.TestCase):
+    GOOD = ('rcu: count queued callbacks per CPU\n\n'
+            'Eric Dumazet\'s counter: above qhimark, call_rcu() asks for a\n'
+            'reschedule. Measured: peak qlen 15,292 on story.\n\n'
+            '    storm: rcu.mode=count cpu 2: 200176 iterations, no ENFILE, and a quoted line that runs long\n'
+            'Link: https://lore.kernel.org/all/some-very-long-message-id@example.org/and/more/path\n')
+
+    def test_linux_form_passes(self):
+        self.assertEqual(check_commits.problems(self.GOOD), [])
+        self.assertEqual(check_commits.problems(
+            'tests/run.py, make bench: name a crashed QEMU\n\nWhy.\n'), [])
+        self.assertEqual(check_commits.problems('Revert "rcu: x"\n\nThis reverts commit 1.\n'),
+                         [])
+
+    def test_each_fault_is_named(self):
+        essay = 'slab: ' + 'a very long subject that says everything ' * 3
+        self.assertIn(f'subject is {len(essay)} characters (at most 72)',
+                      check_commits.problems(essay + '\n'))
+        self.assertIn('no body: say why, and what was measured and how',
+                      check_commits.problems('slab: free in bulk\n'))
+        self.assertIn('subject is not "subsystem: what changed"',
+                      check_commits.problems('Fixed the slab\n\nWhy.\n'))
+        self.assertIn('second line is not blank',
+                      check_commits.problems('slab: x\nmore\n'))
+        self.assertIn('subject ends with a full stop',
+                      check_commits.problems('slab: free in bulk.\n\nWhy.\n'))
+        long_line = 'word ' * 16
+        self.assertIn(f'body line 3 is {len(long_line)} characters (wrap at 72)',
+                      check_commits.problems('slab: x\n\n' + long_line + '\n'))
+        prefix = 'the slab allocator and its magazines'
+        self.assertTrue(any('prefix' in p for p in
+                            check_commits.problems(f'{prefix}: x\n\nWhy.\n')))
 
 
 def tearDownModule():
