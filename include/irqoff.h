@@ -17,8 +17,8 @@
  *
  * Like Linux's tracer, it costs while it runs: two TSC reads per window,
  * and under QEMU's TCG every rdtsc takes a lock that all virtual CPUs
- * share (cpu_get_ticks), which cost the storm loops a quarter to a third
- * of their rate (docs/performance.md). So it can be switched off, as the
+ * share (cpu_get_ticks), which costs the storm loops a good part of their
+ * rate (docs/performance.md). So it can be switched off, as the
  * benchmarks that time throughput do (lab/bench.c); a window that began
  * before tracing last went on is never counted (each one carries the
  * epoch it began in), so switching cannot invent a long window.

@@ -31,9 +31,8 @@
  * Machine facts (ACPI, NUMA). An entry past any of these limits is counted
  * and reported ("ACPI: MADT: 6 of 1030 CPU entries dropped ..."), never a
  * reason to drop the rest of its table. Static per-CPU state sized by
- * MAX_CPUS costs about 1.4 KiB per possible CPU (percpu, call queues,
- * idle threads, runqueues, RCU, softirq, timers): 1.4 MiB of .bss at 1024
- * (measured with size(1): .bss 2.8 MiB at 256 CPUs, 3.9 MiB at 1024).
+ * MAX_CPUS (percpu, call queues, idle threads, runqueues, RCU, softirq,
+ * timers) grows .bss with every possible CPU: docs/memory.md says how much.
  */
 #ifndef MAX_CPUS                                /* the host simulator builds with more */
 #define MAX_CPUS         1024                   /* logical CPUs (2-socket EPYC: 512 threads); more are counted, not run */

@@ -33,9 +33,10 @@
  * testbed departs: the 2015 series kept all low zones whole and deferred only
  * beyond 2 GiB of each node's highest zone, and its thread worked without
  * the zone lock (nothing else touched those pages); here every zone defers,
- * and a piece is done under the zone lock (25 us under TCG once QEMU backs
- * the mem_map's memory, some 6 ms on its first touch) so that the thread
- * and an allocation that grows the zone never race.
+ * and a piece is done under the zone lock (tens of microseconds under TCG
+ * once QEMU backs the mem_map's memory, milliseconds on its first touch:
+ * docs/memory.md) so that the thread and an allocation that grows the
+ * zone never race.
  *
  * Per-CPU page lists (pcp): Linux 2.6's per_cpu_pages (its hot list:
  * zone_batchsize() gives batch 31 for a zone over 512 MiB, and 2.6.14-rc2's
@@ -381,7 +382,7 @@ static struct page *take_block_growing(struct zone *z, unsigned order)
  * Write each page of the mem_map under z's next piece once, before taking
  * the lock: an atomic add of 0, which leaves whatever an allocation that
  * grows the zone meanwhile writes there. QEMU backs guest RAM on its first
- * write, about 6 ms per fresh region under TCG (docs/memory.md): done here,
+ * write, milliseconds per fresh region under TCG (docs/memory.md): done here,
  * with interrupts on, that cost stays out of init_piece()'s window. On real
  * hardware it is a few cache misses.
  */
@@ -746,7 +747,7 @@ static void span_memory(const struct bootmem_range *m)
  * mem_map with 2 MiB pages for the same reason): the struct pages that
  * boot initialises, at its start, then lie in as few 2 MiB regions as
  * they can, and under QEMU each fresh region costs a host fault of a huge
- * page on first write, up to 7 ms (docs/boot.md). Top-down, the gap the
+ * page on first write, milliseconds (docs/boot.md). Top-down, the gap the
  * alignment leaves above it stays free.
  */
 #define MEM_MAP_ALIGN   (2UL << 20)

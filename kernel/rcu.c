@@ -402,8 +402,8 @@ static void check_quiescent_state(u32 cpu, struct rcu_data *rdp)
  * count goes down in one instruction (an atomic subtract): a call_rcu() in
  * an interrupt, counting up, lands before or after it, never in the middle,
  * so no interrupts-off section per callback is needed (under TCG each sti
- * that ends one ends QEMU's translated block: a cli/sti pair is 32 ns
- * there, 111 ns or more with the interrupts-off tracer on).
+ * that ends one ends QEMU's translated block, so a cli/sti pair is dear
+ * there, dearer with the interrupts-off tracer on: docs/performance.md).
  */
 static struct rcu_head *next_done(struct rcu_data *rdp)
 {
@@ -513,7 +513,7 @@ static bool rcu_pending(struct rcu_data *rdp)
  * Preemption goes off before the CPU is read, as in Linux's: a thread
  * preempted between reading its CPU and reporting could resume on another
  * CPU and report a state for the first one, whose new thread may already
- * be inside a reader (found by a review, 4 December 2026; make check-rcu
+ * be inside a reader (found by a review, docs/rcu.md; make check-rcu
  * flags such a read). Interrupts go off only to report.
  */
 __hot void rcu_all_qs(void)

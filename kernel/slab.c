@@ -573,8 +573,8 @@ __hot_batch static u32 refill(struct kmem_cache *c, struct kmem_magazine *m, u64
 				 * An interrupt filled the magazine meanwhile (RCU
 				 * callbacks freeing files, say): the new slab is not
 				 * needed, and kept it would be an empty slab, which
-				 * nothing gives back (the leak checks saw it: one page
-				 * short in 1 of some 100 story boots, 5 December 2026).
+				 * nothing gives back (the story's leak check finds it
+				 * one page short: docs/memory.md).
 				 */
 				spin_unlock(&c->lock);
 				release_slab(c, slab);

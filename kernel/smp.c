@@ -43,9 +43,9 @@
  * before it uses any stack. Given up on, an AP is started alone in a new
  * attempt: params.cpu says who it is (its APIC must agree), the climb is
  * the same, INIT, STARTUP, [a second STARTUP if it has not started], wait.
- * smp.parallel=off starts every AP that way (the only way before 4 December
- * 2026), and smp_started_alone counts the APs started alone after a start
- * together.
+ * smp.parallel=off starts every AP that way (the only way before the APs
+ * were started together: docs/smp.md), and smp_started_alone counts the
+ * APs started alone after a start together.
  *
  * The 10 ms after INIT is the MP specification's (B.4.1) for the 82489DX
  * era. Linux skips it on "modern" CPUs (arch/x86/kernel/smpboot.c,

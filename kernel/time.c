@@ -85,9 +85,9 @@
 #define CALIB_MAX_PPM   2000            /* 0.2%: the error bound a measurement must meet */
 /*
  * (*) 2 ms, not 10: the boot waits for the calibration (one window for
- * the TSC and the APIC timer since 5 December 2026), and 2 ms of HPET
- * still bound the error near 80 ppm on QEMU (10 ms: near 25), far inside
- * CALIB_MAX_PPM; a worse reading escalates to 8 and 32 ms by itself.
+ * the TSC and the APIC timer), and 2 ms of HPET still bound the error on
+ * QEMU far inside CALIB_MAX_PPM (docs/boot.md); a worse reading escalates
+ * to 8 and 32 ms by itself.
  * Linux, too, keeps the boot's calibration short and refines it later:
  * arch/x86/kernel/tsc.c's tsc_refine_calibration_work() measures over a
  * second from a delayed work "so we don't block the boot process";

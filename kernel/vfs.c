@@ -27,9 +27,8 @@
  * filp_count_lock). Each CPU adds to its own delta, on its own cache
  * line, and folds it into the shared count when it reaches
  * +-NR_FILES_BATCH, so CPUs that open and close do not pass one line back
- * and forth twice an iteration (on pair, two CPUs freeing at once each
- * kept 57-100% of their rate alone with one shared counter, 57-88% in two
- * boots of three; 88-115% with deltas, in three boots).
+ * and forth twice an iteration (two CPUs freeing at once each keep more of
+ * their rate alone with deltas than with one shared counter: docs/rcu.md).
  *
  * The shared count alone is off by less than NR_FILES_BATCH per running
  * CPU; the exact sum (count plus every delta) is taken where that

@@ -491,9 +491,9 @@ void *ioremap(u64 pa, u64 size, enum vm_cache cache)
  * TCG the zeroing does more: a page that once held code QEMU translated
  * (the firmware and GRUB run from pages the kernel later hands out) keeps
  * its translated blocks until every one is written over, and each store
- * to such a page takes QEMU's self-modifying-code path. Storm threads
- * whose stacks sat on such pages took 6-14 s for what their neighbours
- * did in 0.9-1.1 s (story, 5 December 2026: docs/performance.md).
+ * to such a page takes QEMU's self-modifying-code path. A stack on such
+ * a page slows every push and call of its thread many times over
+ * (docs/performance.md).
  */
 static u8 stack_slot_state[MAX_STACKS];        /* 0 never used, 1 in use, 2 free and mapped */
 static u16 stack_slot_node[MAX_STACKS];

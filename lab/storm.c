@@ -175,10 +175,9 @@ static void storm_loop_user(void *arg)
  * It runs at the highest priority, 2.6.14's nice -20, whose slices were
  * 800 ms (task_timeslice()): with 100 ms ones, whether Serge's program
  * fills the file table before the hog's slice ends and gives a quiescent
- * state was a race that the host decided under TCG (65-220 ms to 50,000
- * files in one evening's boots; the story's count and fqs19 verdicts
- * flipped in about one boot of eight). With 800 ms the verdict says what
- * a mode's forcing does, not the host's phase.
+ * state is a race that the host decides under TCG, and the story's count
+ * and fqs19 verdicts flip with it (docs/rcu.md). With 800 ms the verdict
+ * says what a mode's forcing does, not the host's phase.
  */
 static void hog_loop(void *arg)
 {
@@ -467,10 +466,10 @@ static void note_enfile(struct enfile_runs *e, const struct storm_result *r)
  * A run that hit ENFILE stopped there: its rate is of the iterations up to
  * ENFILE, most of them only queueing a callback, not of RATE_ITERATIONS
  * opens and closes with their frees. That is the bug the modes without a
- * brake reproduce (rc4, batch10k), and a brake that fails to hold (count
- * at hz=100 on story, 5 December 2026) would look faster for it. So every
- * mode says how many of its timed runs stopped, as a result of its own,
- * and a line says where.
+ * brake reproduce (rc4, batch10k), and a brake that fails to hold (count's
+ * did, at hz=100 on story: docs/performance.md) would look faster for it.
+ * So every mode says how many of its timed runs stopped, as a result of
+ * its own, and a line says where.
  */
 static void report_enfile(const struct bench *b, enum rcu_mode mode, const struct enfile_runs *e)
 {
@@ -520,18 +519,17 @@ static void bench_storm_rate(const struct bench *b)
 BENCH(storm_rate, bench_storm_rate);
 
 /*
- * How the kernel storm scales: rcu.mode=fqs vfs.count=early (the issue's
- * comparison with Linux 6.1, whose four open/close processes did 64,800
- * iterations/s together on story), on the highest CPU alone and then on
- * every online CPU, in each run: one CPU's rate, all CPUs' aggregate, their
- * ratio run by run; then, with the interrupts-off tracer on, as many storms
- * on all CPUs again for their longest interrupts-off window. On pair "all"
- * is the two-CPU storm, on story the four-CPU one. Each run also storms on
- * every other CPU alone: under QEMU one virtual CPU often runs faster than
- * another (on pair the loop freeing at once ran 1.0 M/s alone on one CPU
- * and 1.8 M/s alone on the other, in one boot of 4 December 2026), so the
- * highest CPU alone may stand for a fast or a slow one; the mean of all
- * the CPUs alone is the fairer "one CPU" (_1cpu_mean, _vs_1cpu_mean).
+ * How the kernel storm scales: rcu.mode=fqs vfs.count=early (for the
+ * comparison with Linux 6.1's four open/close processes on story:
+ * docs/performance.md), on the highest CPU alone and then on every online
+ * CPU, in each run: one CPU's rate, all CPUs' aggregate, their ratio run
+ * by run; then, with the interrupts-off tracer on, as many storms on all
+ * CPUs again for their longest interrupts-off window. On pair "all" is
+ * the two-CPU storm, on story the four-CPU one. Each run also storms on
+ * every other CPU alone: under QEMU one virtual CPU often runs much faster
+ * than another (docs/performance.md), so the highest CPU alone may stand
+ * for a fast or a slow one; the mean of all the CPUs alone is the fairer
+ * "one CPU" (_1cpu_mean, _vs_1cpu_mean).
  */
 #define SCALING_ITERATIONS 200000       /* per CPU and storm: long enough that a host hiccup is a small part */
 

@@ -40,7 +40,7 @@ SPDX_LINES = 3          # the line may follow a "#!" line and a blank one
 
 # Words that point outside the repository, each with what to write instead.
 OUTSIDE_WORDS = [
-    (re.compile(r'\bissues? #?\d+', re.I),
+    (re.compile(r'\bissues? #?\d+|\bthe issue(?:\'s| asked)', re.I),
      'names an issue of the project\'s tracker, which a reader of the tree '
      'cannot see: say what changed and when'),
     (re.compile(r'\bseeds? ?0\d\d\b|\bseeds/', re.I),

@@ -73,12 +73,14 @@ class SpdxTest(unittest.TestCase):
 class WordsTest(unittest.TestCase):
     def test_outside_words_are_named(self):
         tree = Tree({
-            'docs/a.md': 'fixed in issue 18\nas seed 001 says\nsee ../shared/reviews\n',
+            'docs/a.md': 'fixed in issue 18\nas seed 001 says\nsee ../shared/reviews\n'
+                         'the size the issue asked for\n',
             'kernel/b.c': '/* (pci.h, Issue 14) */\n',
         })
         bad = tree.check('words')
         self.assertEqual([b.split(': ')[0] for b in bad],
-                         ['docs/a.md:1', 'docs/a.md:2', 'docs/a.md:3', 'kernel/b.c:1'])
+                         ['docs/a.md:1', 'docs/a.md:2', 'docs/a.md:3', 'docs/a.md:4',
+                          'kernel/b.c:1'])
 
     def test_ordinary_words_pass(self):
         tree = Tree({'docs/a.md': 'a fuzz seed corpus; the seed is 42; issues of DMA\n'})

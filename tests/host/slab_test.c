@@ -589,7 +589,7 @@ static void interrupt_frees_while_growing(struct kmem_cache *c)
  * interrupt meanwhile (RCU callbacks freeing files) can fill the magazine,
  * and then the new slab is not needed. Kept, it would be an empty slab on
  * the partial list, which no free ever gives back: the story's leak check
- * on modern-pc saw one page short that way (5 December 2026). It goes back.
+ * finds it one page short (docs/memory.md). It goes back.
  */
 static void a_slab_made_while_an_interrupt_filled_the_magazine_goes_back(struct ktest *t)
 {

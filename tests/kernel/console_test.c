@@ -514,7 +514,7 @@ static void a_printing_thread_takes_over_a_long_queue(struct ktest *t)
 	/*
 	 * This thread stays on this CPU: start_held_owner() sleeps, and a
 	 * wakeup may put it on a less loaded CPU, which would then write
-	 * the queue (seen on wide, 5 December 2026: CPU 6 wrote, self was 0).
+	 * the queue (docs/performance.md).
 	 */
 	cpumask_set(&here, smp_processor_id());
 	thread_set_affinity(me, &here);

@@ -102,8 +102,8 @@ static void best_reference_won(struct ktest *t)
  * at least half the calibrated TSC rate. A gated PIT whose OUT2 answers at
  * once would give a few MHz. There is no upper bound: under TCG the host
  * only ever stretches a PIT measurement (the TSC runs on while the vCPU
- * waits for its turn or for QEMU's lock on the port), by 1.9 to 2.3 times
- * seen here, on a busy host and on an idle one alike (bios-wide, 8 vCPUs).
+ * waits for its turn or for QEMU's lock on the port), and by much, on a
+ * busy host and on an idle one alike (docs/performance.md).
  */
 static void a_believed_pit_counts_at_its_rate(struct ktest *t)
 {

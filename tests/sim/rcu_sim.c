@@ -580,7 +580,7 @@ static void three_storms_and_a_hog(u64 seed)
 }
 
 /*
- * The size the issue asked for: a kernel-thread storm of 100,000 iterations on each of
+ * The largest world: a kernel-thread storm of 100,000 iterations on each of
  * 4096 CPUs under fqs, with files enough for all (409.6 million). It needs some 1.7 GB for
  * the callbacks queued at the peak, so make test does not run it: make sim SIM_ARGS=big.
  */
