@@ -57,7 +57,7 @@ typedef long long s64;
 #define container_of(ptr, type, member) \
 	((type *)((char *)(ptr) - offsetof(type, member)))
 
-/* Fail the build when cond is false: BUILD_BUG_ON(sizeof(x) != 8). */
+/* Fail the build when cond is true: BUILD_BUG_ON(sizeof(x) != 8). */
 #define BUILD_BUG_ON(cond) _Static_assert(!(cond), #cond)
 
 BUILD_BUG_ON(sizeof(u16) != 2 || sizeof(u32) != 4 || sizeof(u64) != 8);

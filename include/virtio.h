@@ -66,7 +66,11 @@ bool virtio_pci_probe(struct virtio_dev *vd, struct pci_dev *pci);
  */
 bool virtio_negotiate(struct virtio_dev *vd, u64 wanted);
 
-/* Set up queue index with at most max_size entries; msix: route it to vd->vector. */
+/*
+ * Set up queue index with at most max_size entries. With vd->vector >= 0
+ * the queue goes to MSI-X table entry 0; if the device refuses it,
+ * vd->vector becomes -1 (polling). With vd->vector < 0 it gets no vector.
+ */
 bool virtio_setup_queue(struct virtio_dev *vd, struct virtq *vq, u16 index, u16 max_size);
 
 void virtio_driver_ok(struct virtio_dev *vd);

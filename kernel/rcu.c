@@ -33,7 +33,7 @@
  * quiescent state: under a storm, that is how rc4 kept ending grace
  * periods while its callbacks fell behind.
  *
- * Locking: the control block is guarded by rcu_lock; per-CPU data is
+ * Locking: the control block is guarded by rcp.lock; per-CPU data is
  * touched only by its own CPU with interrupts off, except the done list,
  * which only the softirq touches (it never nests on a CPU).
  */

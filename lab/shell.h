@@ -2,12 +2,12 @@
 /*
  * shell.h - a command line on the serial port and the keyboard.
  *
- * After the boot's work, kernel_main() hands over to shell_run() (shell=on,
- * no exit=on). Input is polled from COM1 and the i8042 every few
- * milliseconds; output goes to every console. Line editing: backspace,
- * Ctrl-U (erase the line), Ctrl-C (abandon it), up and down for the last
- * SHELL_HISTORY lines. Commands: `help` lists them; bad input gets a usage
- * line, never a fault.
+ * After the boot's work, kernel_main() calls lab_shell() (lab/lab.c),
+ * which hands over to shell_run() (shell=on, no exit=on). Input is polled
+ * from COM1 and the i8042 every few milliseconds; output goes to every
+ * console. Line editing: backspace, Ctrl-U (erase the line), Ctrl-C
+ * (abandon it), up and down for the last SHELL_HISTORY lines. Commands:
+ * `help` lists them; bad input gets a usage line, never a fault.
  */
 #ifndef SHELL_H
 #define SHELL_H
