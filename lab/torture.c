@@ -41,17 +41,22 @@ static void count(u64 *counter)
 	__atomic_fetch_add(counter, 1, __ATOMIC_RELAXED);
 }
 
-/* Hold the read side: a moment, or (now and then) across ticks. */
+/*
+ * Hold the read side: a moment (a delay loop, not a spin-wait: nothing to
+ * yield for), or (now and then) across ticks, halted between them. A
+ * halt outside the idle thread is no quiescent state, and it costs the
+ * host nothing where a PAUSE loop would keep a virtual CPU busy.
+ */
 static void hold(u64 read)
 {
 	if (read % TORTURE_LONG_EVERY) {
 		for (int i = 0; i < 50; i++)
-			cpu_relax();
+			__asm__ volatile("" ::: "memory");
 		return;
 	}
 	u64 until = this_cpu()->ticks + TORTURE_LONG_TICKS;     /* preemption is off */
 	while (this_cpu()->ticks < until && !__atomic_load_n(&stopping, __ATOMIC_ACQUIRE))
-		cpu_relax();
+		hlt();
 	count(&result.long_reads);
 }
 

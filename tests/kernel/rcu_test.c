@@ -62,7 +62,7 @@ static void long_reader(void *arg)
 	r->inside = true;
 	u64 until = this_cpu()->ticks + r->ticks;       /* preemption is off */
 	while (this_cpu()->ticks < until)
-		cpu_relax();
+		hlt();          /* woken by the tick; a reader's halt is no quiescent state */
 	r->inside = false;
 	rcu_read_unlock();
 }
@@ -183,14 +183,21 @@ static void ignore_callback(struct rcu_head *head)
 {
 }
 
-/* Spin (preemption off) until cond or 5 s; false on timeout. */
+/*
+ * Spin (preemption off) until cond or 5 s; false on timeout. The PAUSE in
+ * every pass is a spin-wait's manners: it lets a hyperthread sibling, or
+ * the next virtual CPU of an emulator that runs them in turns, make the
+ * progress this loop waits for.
+ */
 static bool spin_until(bool (*cond)(u32 writer), u32 writer)
 {
 	u64 deadline = ktime_ns() + 5000UL * 1000 * 1000;
 
-	while (!cond(writer))
+	while (!cond(writer)) {
 		if (ktime_ns() > deadline)
 			return false;
+		cpu_relax();
+	}
 	return true;
 }
 

@@ -13,6 +13,7 @@
 #include "pci.h"
 #include "time.h"
 #include "usb_kbd.h"
+#include "x86.h"
 #include "xhci.h"
 
 #define NEED_XHCI(t, hc)                                                                \
@@ -140,7 +141,7 @@ static void a_halted_controller_times_out_a_command(struct ktest *t)
 	*usbcmd &= ~1u;                                 /* R/S off: it halts */
 	u64 deadline = ktime_ns() + 100000000ull;
 	while (!(*usbsts & 1) && ktime_ns() < deadline)
-		;
+		cpu_relax();
 	ASSERT_EQ(t, *usbsts & 1, 1);
 	u64 start = ktime_ns();
 	u8 code = xhci_command(hc, 0, TRB_TYPE(TRB_NOOP_CMD), NULL);
@@ -148,7 +149,7 @@ static void a_halted_controller_times_out_a_command(struct ktest *t)
 	*usbcmd |= 1u;                                  /* run again */
 	deadline = ktime_ns() + 100000000ull;
 	while ((*usbsts & 1) && ktime_ns() < deadline)
-		;
+		cpu_relax();
 	EXPECT_EQ(t, code, 0);                          /* no completion: 0, said, not a hang */
 	EXPECT_LT(t, took, 2000000000ull);
 	ktest_log(t, "the halted controller's command gave up after %llu ms", took / 1000000);
