@@ -114,7 +114,7 @@ def backing_refused(topo):
 def boot(topo, firmware, accel, args, echo=True, backed=False, bench='all'):
     """Boot once with the benchmarks (bench=none: without); (exit status, output)."""
     words = f'bench={bench} story=off exit=on' if bench != 'none' else 'story=off exit=on'
-    cmd = [sys.executable, RUN_PY, 'run', '--topo', topo, '--accel', accel,
+    cmd = [sys.executable, RUN_PY, 'run', '--topo', topo, '--accel', accel, '--no-menu',
            '--args', f'{words} {args}'.strip()]
     if firmware:
         cmd += ['--firmware', firmware]

@@ -101,7 +101,7 @@ def main():
     os.makedirs(os.path.join(run.ROOT, 'build/logs'), exist_ok=True)
     topo = run.load_topology(os.environ.get('TOPO') or 'story')
     cmd = run.boot_command(run.find_qemu(), topo, topo.firmware, os.environ.get('ACCEL') or 'tcg',
-                           False, ARGS, f'file:{LOG}', 'none', 'plot')
+                           False, ARGS, f'file:{LOG}', 'none', 'plot', menu=False)
     print('plot: booting', topo.name, 'with', ARGS, flush=True)
     try:
         rc = subprocess.run(cmd, cwd=run.ROOT, stdin=subprocess.DEVNULL,

@@ -103,6 +103,8 @@ DEBUG_EXIT = 'isa-debug-exit,iobase=0xf4,iosize=0x04'
 HALTED = re.compile(r'tests done: (\d+) passed, (\d+) failed, (\d+) skipped; '
                     r'the machine is halted')
 CMDLINE_FW_CFG = 'opt/testbed/cmdline'
+# SMBIOS type 1's family string that tells iso/grub.cfg to skip its menu.
+NO_MENU = ['-smbios', 'type=1,family=testbed-harness']
 HOST_TIMEOUT = 120          # seconds allowed to one host test binary
 TAIL = 20                   # lines of output shown for a failure
 
@@ -1038,13 +1040,14 @@ def disk_bytes(size):
 
 
 def qemu_command(qemu, topo, firmware, accel, usb, args, serial, display,
-                 ovmf=None, disk=None, debugexit=True, backed=False):
+                 ovmf=None, disk=None, debugexit=True, backed=False, menu=True):
     """Build the QEMU argv for one boot.
 
     ovmf is (code, private vars copy) and is needed for UEFI; disk is the
     raw image for the topology's virtio-blk disk, when it has one;
     debugexit=False leaves out the isa-debug-exit device; backed=True has
-    QEMU back all guest memory before the boot (see backed_memory()).
+    QEMU back all guest memory before the boot (see backed_memory());
+    menu=False has GRUB start its default entry at once (NO_MENU).
     """
     cmd = [qemu, '-machine', topo.machine, '-m', topo.memory,
            '-smp', topo.smp, '-accel', accel]
@@ -1067,6 +1070,8 @@ def qemu_command(qemu, topo, firmware, accel, usb, args, serial, display,
         cmd += ['-cdrom', ISO, '-boot', 'd']
     if debugexit:
         cmd += ['-device', DEBUG_EXIT]
+    if not menu:
+        cmd += NO_MENU
     cmd += ['-no-reboot', '-display', display, '-serial', serial]
     if args:
         cmd += ['-fw_cfg',
@@ -1145,7 +1150,7 @@ def private_disk(name, size):
 
 
 def boot_command(qemu, topo, firmware, accel, usb, args, serial, display,
-                 vars_name, debugexit=True, backed=False):
+                 vars_name, debugexit=True, backed=False, menu=True):
     """qemu_command plus the UEFI variable copy and the disk, when used."""
     ovmf = None
     if firmware == 'uefi':
@@ -1154,7 +1159,7 @@ def boot_command(qemu, topo, firmware, accel, usb, args, serial, display,
     disk = private_disk(vars_name, topo.disk) if topo.disk else None
     args = f'{topo.args} {args}'.strip()        # the machine's words first, the boot's win
     return qemu_command(qemu, topo, firmware, accel, usb, args, serial,
-                        display, ovmf, disk, debugexit, backed)
+                        display, ovmf, disk, debugexit, backed, menu)
 
 
 def run_boot(boot, topo, qemu, accel):
@@ -1173,7 +1178,7 @@ def run_boot(boot, topo, qemu, accel):
         # is COM2's; COM1's, up to the move, goes to <name>.com1.log.
         serial = f'file:{os.path.join(LOG_DIR, boot.name)}.com1.log'
     cmd = boot_command(qemu, topo, boot.firmware, accel, boot.usb, boot.args,
-                       serial, 'none', boot.name, boot.debugexit)
+                       serial, 'none', boot.name, boot.debugexit, menu=False)
     if topo.console == 'com2':
         cmd += ['-serial', f'file:{log}']
     socket_path = None
@@ -1474,7 +1479,7 @@ def cmd_run(options):
     display = os.environ.get('QEMU_DISPLAY') or 'none'
     cmd = boot_command(qemu, topo, firmware, options.accel, options.usb,
                        options.args, 'mon:stdio', display, 'run',
-                       backed=options.backed)
+                       backed=options.backed, menu=not options.no_menu)
     print(shlex.join(cmd), flush=True)
     try:
         rc = subprocess.run(cmd, cwd=ROOT).returncode
@@ -1548,6 +1553,8 @@ def parse_arguments(argv):
     run.add_argument('--backed', action='store_true',
                      help='back all guest memory before the boot (prealloc=on): '
                           'no host first-touch faults in what the boot measures')
+    run.add_argument('--no-menu', action='store_true',
+                     help="GRUB starts its default entry at once (the tests' boots do)")
 
     test = commands.add_parser('test', help='run the tests')
     test.add_argument('--host', action='append', metavar='BINARY',

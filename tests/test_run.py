@@ -593,6 +593,18 @@ class CommandTest(unittest.TestCase):
                                           'none'))
 
 
+    def test_menu_is_skipped_only_when_asked(self):
+        with_menu = run.qemu_command('qemu', SINGLE, 'bios', 'tcg', False, '', 'file:l', 'none')
+        no_menu = run.qemu_command('qemu', SINGLE, 'bios', 'tcg', False, '', 'file:l', 'none',
+                                   menu=False)
+        self.assertNotIn('-smbios', with_menu)
+        self.assertEqual(no_menu[no_menu.index('-smbios') + 1], 'type=1,family=testbed-harness')
+        with open(os.path.join(run.ROOT, 'iso', 'grub.cfg')) as f:
+            grub = f.read()
+        self.assertIn('testbed-harness', grub)          # what grub.cfg tests for
+        self.assertIn('--get-string 0x1a', grub)        # SMBIOS type 1's family field
+
+
 class PlotTest(unittest.TestCase):
 
     def test_trace_blocks(self):
