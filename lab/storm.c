@@ -9,6 +9,16 @@
  * threads still going, which tells the hogs when to stop. A user storm
  * counts in its task's scratch (the kernel sums them) and reads its stop
  * flag from the shared page's first byte.
+ *
+ * storm.pause=on ends every iteration, kernel or user, with PAUSE, the
+ * x86 spin-wait hint (the hog's loop always has one). A CPU executes it
+ * in a few cycles; an emulator that runs all virtual CPUs on one host
+ * thread takes it as "let another CPU run" (QEMU's x86 helper for it
+ * says just that). QEMU 7.2's -icount scheduler gives the first busy
+ * virtual CPU of each round all the instructions up to the next timer
+ * and the CPUs after it none (docs/rcu.md, "Under -icount"): without a
+ * yield in the storm, the CPUs after a storming one never run, not even
+ * their ticks. The icount topologies set it; it changes no other result.
  */
 #include "storm.h"
 #include "bench.h"
@@ -39,6 +49,8 @@ static char hog_arg[64] = "none";
 PARAM_STR("hog", hog_arg);
 static int where_arg = STORM_USER;
 PARAM_CHOICE("storm.where", where_arg, "user", "kernel");
+static int storm_pause;                 /* storm.pause=on: PAUSE after every iteration */
+PARAM_CHOICE("storm.pause", storm_pause, "off", "on");
 
 const char *const storm_where_names[2] = { [STORM_USER] = "user", [STORM_KERNEL] = "kernel" };
 
@@ -51,6 +63,7 @@ enum storm_where storm_default_where(void)
 struct storm_report {
 	u64 done;
 	s64 error;              /* -errno of the open() that failed */
+	u64 pause;              /* in: PAUSE after every iteration (storm.pause) */
 };
 
 /* One CPU's count of a kernel storm, on a cache line of its own. */
@@ -125,6 +138,8 @@ __hot static void storm_loop(void *arg)
 		}
 		file_close(f);
 		__atomic_store_n(done, i + 1, __ATOMIC_RELAXED);
+		if (storm_pause)
+			cpu_relax();
 		cond_resched();         /* where the user-space loop returned from close() */
 	}
 	storm_thread_done(s);
@@ -144,6 +159,7 @@ static void storm_loop_user(void *arg)
 		return;
 	}
 	volatile struct storm_report *report = user_task_scratch(u);
+	report->pause = storm_pause;
 	s->report[cpu] = report;
 	long status = user_task_run(u, storm_user, s->per_cpu, USER_SHARED, user_task_scratch_va(u));
 	if (status == 1 && report->error == -ENFILE) {

@@ -11,7 +11,8 @@
 ;
 ; In:  rdi = n, rsi = the storm's stop flag (a byte in the shared page: the
 ;      kernel sets it when another CPU has hit ENFILE), rdx = the report in
-;      the task's scratch: { u64 done; s64 error; }
+;      the task's scratch: { u64 done; s64 error; u64 pause; } (pause: in,
+;      nonzero for a PAUSE after every iteration, storm.pause=on)
 ; Out: exit(0) when done or stopped; exit(1) with report.error = -errno
 ;      when open() fails.
 
@@ -44,6 +45,9 @@ storm_user:
 	syscall
 	inc r15
 	mov [r14], r15                  ; report.done
+	cmp qword [r14 + 16], 0         ; report.pause
+	je .loop
+	pause
 	jmp .loop
 .failed:
 	mov [r14 + 8], rax              ; report.error = -errno

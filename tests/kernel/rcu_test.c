@@ -926,6 +926,82 @@ static const struct ktest_case rcu_claims_cases[] = {
 };
 KTEST_SUITE_MANUAL(rcu_claims, rcu_claims_cases);
 
+/*
+ * The fix's claims with a number, where the host cannot decide them: on
+ * the icount machines (tests/matrix: icount3, story-icount, wide-icount),
+ * whose clock is the guest's own instruction count and whose storms yield
+ * to the next CPU every iteration (storm.pause=on). Under fqs a storming
+ * CPU's queue passes qhimark, forcing starts, and the grace period that
+ * follows ends within a few ticks: no storming CPU's queue reaches twice
+ * qhimark. Under TCG's wall clock the same storms peak wherever the host's
+ * scheduling of the virtual CPUs puts them (rcu_claims asserts only that
+ * the file table holds there), so this suite is named only in icount
+ * lines.
+ */
+#define BOUND_QUEUE (2 * rcu_qhimark_value())
+
+/* The README's fix: Serge's program on the second-highest CPU, a hog on the highest. */
+static void the_readme_fix_survives_a_hog(struct ktest *t)
+{
+	if (!two_cpus_online())
+		KTEST_SKIP(t, "needs two CPUs");
+	struct cpumask cpus = { { 0 } }, hogs = { { 0 } };
+	struct storm_result r;
+	u64 n = 200000;                 /* make run ARGS="storm=200000 rcu.mode=fqs storm.cpus=2 hog=3" */
+
+	cpumask_set(&cpus, nr_cpus - 2);
+	cpumask_set(&hogs, nr_cpus - 1);
+	storm_run_in_mode(RCU_MODE_FQS, STORM_USER, n, &cpus, &hogs, &r);
+	EXPECT_EQ(t, r.enfile_at, -1);
+	EXPECT_EQ(t, r.iterations, n);
+	EXPECT_LE(t, r.peak_qlen, BOUND_QUEUE);
+	ktest_log(t, "peak qlen %llu (bound %llu), %llu grace periods, %llu forcing rounds",
+		  r.peak_qlen, BOUND_QUEUE, r.gps, r.fqs_rounds);
+}
+
+/*
+ * Three storms and a hog, in the kernel (no tick is quiescent there) and
+ * as Serge's program: every storming CPU's queue stays within twice
+ * qhimark. The file table counts a file out when its callback is queued
+ * (vfs.count=early, 2.6.16's), so ENFILE cannot end a storm early: the
+ * queues are what is measured.
+ */
+static void three_storms_and_a_hog_stay_within_twice_qhimark(struct ktest *t)
+{
+	u32 online = 0;
+
+	for (u32 cpu = 0; cpu < nr_cpus; cpu++)
+		online += percpu[cpu].online;
+	if (online < 4 || online != nr_cpus)
+		KTEST_SKIP(t, "needs four CPUs, all online");
+	enum vfs_count before = vfs_count_mode();
+
+	vfs_set_count(VFS_COUNT_EARLY);
+	for (enum storm_where where = STORM_USER; where <= STORM_KERNEL; where++) {
+		struct cpumask cpus = { { 0 } }, hogs = { { 0 } };
+		struct storm_result r;
+		u64 n = 100000;
+
+		for (u32 cpu = nr_cpus - 4; cpu < nr_cpus - 1; cpu++)
+			cpumask_set(&cpus, cpu);
+		cpumask_set(&hogs, nr_cpus - 1);
+		storm_run_in_mode(RCU_MODE_FQS, where, n, &cpus, &hogs, &r);
+		EXPECT_EQ(t, r.enfile_at, -1);
+		EXPECT_EQ(t, r.iterations, 3 * n);
+		EXPECT_LE(t, r.peak_qlen, BOUND_QUEUE);
+		ktest_log(t, "%s: peak qlen %llu (bound %llu), %llu grace periods",
+			  storm_where_names[where], r.peak_qlen, BOUND_QUEUE, r.gps);
+	}
+	vfs_set_count(before);
+}
+
+static const struct ktest_case rcu_bound_cases[] = {
+	KTEST(the_readme_fix_survives_a_hog),
+	KTEST(three_storms_and_a_hog_stay_within_twice_qhimark),
+	{},
+};
+KTEST_SUITE_MANUAL(rcu_bound, rcu_bound_cases);
+
 /* Manual: a callback that sleeps is caught in its softirq (test=rcu_bug). */
 static void sleeping_callback(struct rcu_head *head)
 {
