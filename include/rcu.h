@@ -58,11 +58,22 @@ struct rcu_mode_info {
 	long blimit;            /* callbacks per pass; 0: the rcu.blimit knob */
 	bool count_resched;     /* above qhimark: need_resched on this CPU */
 	enum rcu_forcing forcing;       /* above qhimark: no batch limit, and this forcing */
-	enum rcu_ipi ipi;       /* the forcing IPI; RCU_MODE_FQS takes rcu.fqs_ipi= */
+	enum rcu_ipi ipi;       /* the forcing IPI; a notice IPI takes rcu.fqs_ipi= */
 	bool time_budget;       /* a pass without batch limit stops after rcu.budget_us */
 };
 
 extern const struct rcu_mode_info rcu_modes[RCU_NR_MODES];
+
+/*
+ * Does the mode do anything once the queue passes qhimark (a switch asked
+ * of this CPU, or forcing)? The counter and every forcing do; rc4 and
+ * batch10k do not. Tests and the model checker ask this of a row, not of
+ * its place in the table, so a new mode may go anywhere.
+ */
+static inline bool rcu_mode_brakes(enum rcu_mode mode)
+{
+	return rcu_modes[mode].count_resched || rcu_modes[mode].forcing != RCU_FORCE_NONE;
+}
 
 void rcu_read_lock(void);
 void rcu_read_unlock(void);

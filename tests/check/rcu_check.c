@@ -419,7 +419,7 @@ int main(int argc, char **argv)
 	bool ok = true;
 	for (enum rcu_mode which = 0; which < RCU_NR_MODES && ok; which++) {
 		ok = check(which, 10000, false);        /* the modes as they run */
-		if (ok && which >= RCU_MODE_COUNT)
+		if (ok && rcu_mode_brakes(which))
 			ok = check(which, 1, false);    /* their forcing, from the second callback */
 	}
 	if (ok)

@@ -549,7 +549,11 @@ static const u32 machine_sizes[] = { 2, 4, 16, 64, 512, 4096 };
  */
 static void storm_on_every_cpu(u64 seed)
 {
-	for (enum rcu_mode mode = RCU_MODE_COUNT; mode < RCU_NR_MODES; mode += 3) {
+	static const enum rcu_mode modes[] = { RCU_MODE_COUNT, RCU_MODE_FQS };
+
+	for (size_t m = 0; m < ARRAY_SIZE(modes); m++) {
+		enum rcu_mode mode = modes[m];
+
 		for (u32 n = 1; n <= 16; n *= 2) {
 			struct storm_spec s = { mode, false, n, 0, n, -1, STORY_N, 10000, 0 };
 			run_storm(&s, seed + n);
