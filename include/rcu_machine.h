@@ -4,7 +4,8 @@
  *
  * RCU's state machine needs a handful of things from the machine: which
  * CPU it runs on, which CPUs are online, a way to ask this CPU to switch,
- * to raise RCU's softirq here, to send a forcing IPI, and a clock. In the
+ * to raise RCU's softirq here, to send a forcing IPI, a clock, and when
+ * the running softirq's time is up. In the
  * kernel they are percpu, smp, softirq and time (the inlines below). On
  * the host (HOST_TEST) the same rcu.c is compiled against a model of the
  * machine that a test provides: tests/check/rcu_check.c explores every
@@ -30,6 +31,7 @@ static inline bool rcu_machine_online(u32 cpu) { return percpu[cpu].online; }
 static inline void rcu_machine_need_resched(void) { this_cpu()->need_resched = true; }
 static inline void rcu_machine_raise_softirq(void) { raise_softirq(SOFTIRQ_RCU); }
 static inline u64 rcu_machine_now_ns(void) { return ktime_ns(); }
+static inline u64 rcu_machine_softirq_end_ns(void) { return softirq_end_ns(); }
 static inline void rcu_machine_preempt_disable(void) { preempt_disable(); }
 static inline void rcu_machine_preempt_enable(void) { preempt_enable(); }
 
@@ -65,6 +67,7 @@ bool rcu_machine_online(u32 cpu);
 void rcu_machine_need_resched(void);
 void rcu_machine_raise_softirq(void);
 u64 rcu_machine_now_ns(void);
+u64 rcu_machine_softirq_end_ns(void);
 void rcu_machine_preempt_disable(void);
 void rcu_machine_preempt_enable(void);
 void rcu_machine_send_ipi(u32 cpu, enum rcu_ipi ipi);

@@ -11,7 +11,9 @@
  *     do_softirq():  preempt_count += SOFTIRQ_OFFSET
  *                    repeat: take the mask, interrupts on, run each raised
  *                            action, interrupts off
- *                    while raised again, at most SOFTIRQ_MAX_RESTART [10] times
+ *                    while raised again, at most SOFTIRQ_MAX_RESTART [10] times,
+ *                    and (Linux 3.8 on) only within SOFTIRQ_MAX_TIME_NS of
+ *                    the start and while nothing asked this CPU to switch
  *                    still raised: wake this CPU's ksoftirqd
  *   ksoftirqd/N:     a thread of the lowest priority [nice 19] that runs
  *                    do_softirq() until nothing is raised
@@ -34,6 +36,15 @@ enum softirq_nr {
 
 #define SOFTIRQ_OFFSET      0x100       /* in preempt_count while an action runs */
 #define SOFTIRQ_MAX_RESTART 10          /* 2.6.14's MAX_SOFTIRQ_RESTART */
+/*
+ * How long one do_softirq() may run actions: Linux's MAX_SOFTIRQ_TIME, 2 ms
+ * (Eric Dumazet, "softirq: reduce latencies", c10d73671ad3, 2013, which
+ * also stops at need_resched()). 2.6.14 had only the count of restarts, so
+ * an action that re-raised itself could keep one exit for ten passes. An
+ * action that can run long (RCU's callbacks) looks at softirq_end_ns() as
+ * it goes: an exit then runs actions for at most this plus one step.
+ */
+#define SOFTIRQ_MAX_TIME_NS (2ULL * 1000 * 1000)
 
 void open_softirq(enum softirq_nr nr, void (*action)(void));
 
@@ -42,6 +53,9 @@ void raise_softirq(enum softirq_nr nr);
 
 /* Is this CPU running a softirq action? */
 bool in_softirq(void);
+
+/* Inside an action: when this do_softirq() should stop (ktime_ns()). */
+u64 softirq_end_ns(void);
 
 /*
  * Interrupt exit (interrupts off, the outermost handler done): run what
@@ -57,7 +71,11 @@ struct softirq_stats {
 	u64 restarts;           /* ...extra rounds because an action raised again */
 	u64 handed_over;        /* times the work went on to ksoftirqd */
 	u64 ksoftirqd_runs;     /* times ksoftirqd woke up and ran it */
+	u64 exit_ns_max;        /* the longest interrupt exit's softirqs, in ns */
 };
 void softirq_get_stats(u32 cpu, struct softirq_stats *stats);
+
+/* Start this CPU's exit_ns_max over (for a test that measures it). */
+void softirq_reset_exit_max(void);
 
 #endif

@@ -423,24 +423,33 @@ static struct rcu_head *next_done(struct rcu_data *rdp)
  * Invoke up to blimit done callbacks, interrupts on; re-raise the softirq
  * for the rest, as 2.6.14's rcu_do_batch() re-scheduled its tasklet. The
  * done list is updated before each callback: one that came back here
- * would find only the callbacks still to run. Without a batch limit, a
- * mode with a time budget stops after rcu.budget_us, looking at the clock
- * every 32 callbacks, as Linux's rcu_do_batch() does in the 5.x and 6.x
- * trees ("only call local_clock() every 32 callbacks").
+ * would find only the callbacks still to run.
+ *
+ * A mode with a time budget (fqs) also stops at rcu.budget_us, or where
+ * the running softirq's time is up (softirq_end_ns(), 2 ms), whichever
+ * comes first, as Linux's rcu_do_batch() stops at rcu_resched_ns. It
+ * reads the clock after every callback, whatever blimit is: blimit can be
+ * lifted during the pass (call_rcu() above qhimark from an interrupt,
+ * rcu_drain()), and an interrupt exit then still ends within one callback
+ * of its 2 ms. (Linux reads it every 32 callbacks, and only without a
+ * limit: "only call local_clock() every 32 callbacks".)
  */
 __hot_batch static void do_batch(struct rcu_data *rdp)
 {
-	bool timed = policy->time_budget && rdp->blimit == (long)BLIMIT_UNLIMITED;
-	u64 deadline = timed ? rcu_machine_now_ns() + rcu_budget_us * 1000 : 0;
+	bool timed = policy->time_budget;
+	u64 deadline = 0;
 	struct rcu_head *head;
 	long count = 0;
 
+	if (timed)
+		deadline = MIN(rcu_machine_now_ns() + rcu_budget_us * 1000,
+			       rcu_machine_softirq_end_ns());
 	while ((head = next_done(rdp))) {
 		head->func(head);
 		if (++count >= rdp->blimit)
 			break;
-		if (timed && !(count % 32) && rcu_machine_now_ns() >= deadline)
-			break;          /* the clock read every 32 callbacks, as Linux's does */
+		if (timed && rcu_machine_now_ns() >= deadline)
+			break;
 	}
 	rdp->invoked += count;
 	if (rdp->donelist)

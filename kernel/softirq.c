@@ -9,6 +9,13 @@
  * scheduler treats like any other thread of the lowest priority: it waits
  * for its turn. For RCU that has a consequence 2005's kernels lived with:
  * the switch into ksoftirqd is a quiescent state of its own.
+ *
+ * The bound is a count and a time, as in Linux since 3.8: restart while
+ * something is raised, fewer than SOFTIRQ_MAX_RESTART times, within
+ * SOFTIRQ_MAX_TIME_NS of the start, and while nothing asked this CPU to
+ * switch. 2.6.14 counted restarts only. An action that may run long reads
+ * softirq_end_ns() between steps (RCU's callbacks do), so no exit runs
+ * actions for much over 2 ms: exit_ns_max keeps the longest, per CPU.
  */
 #include "softirq.h"
 #include "format.h"
@@ -17,11 +24,13 @@
 #include "printk.h"
 #include "sched.h"
 #include "smp.h"
+#include "time.h"
 #include "x86.h"
 
 struct softirq_cpu {
 	u32 pending;                    /* bit nr: raise_softirq(nr) */
 	struct thread *ksoftirqd;
+	u64 end_ns;                     /* the running do_softirq()'s time is up (ktime_ns()) */
 	struct softirq_stats stats;
 };
 
@@ -46,6 +55,11 @@ bool in_softirq(void)
 	return this_cpu()->preempt_count & SOFTIRQ_OFFSET;
 }
 
+u64 softirq_end_ns(void)
+{
+	return softirq_cpus[smp_processor_id()].end_ns;
+}
+
 /* Run the raised actions, interrupts on; interrupts off on entry and exit. */
 static void run_actions(struct softirq_cpu *sc, u32 pending)
 {
@@ -57,7 +71,13 @@ static void run_actions(struct softirq_cpu *sc, u32 pending)
 	cli();
 }
 
-/* 2.6.14's __do_softirq(). Interrupts off, no softirq running here. */
+/* Is there time and reason for another round (Linux's __do_softirq())? */
+static bool may_restart(struct percpu *pc, struct softirq_cpu *sc, u32 *rounds)
+{
+	return sc->pending && --*rounds && ktime_ns() < sc->end_ns && !pc->need_resched;
+}
+
+/* __do_softirq(), 2.6.14's with Linux 3.8's time bound. Interrupts off, no softirq here. */
 static void do_softirq(void)
 {
 	struct percpu *pc = this_cpu();
@@ -66,8 +86,9 @@ static void do_softirq(void)
 
 	pc->preempt_count += SOFTIRQ_OFFSET;    /* interrupts are off: no torn update */
 	sc->stats.runs++;
+	sc->end_ns = ktime_ns() + SOFTIRQ_MAX_TIME_NS;
 	run_actions(sc, sc->pending);
-	while (sc->pending && --rounds) {
+	while (may_restart(pc, sc, &rounds)) {
 		sc->stats.restarts++;
 		run_actions(sc, sc->pending);
 	}
@@ -82,8 +103,12 @@ void softirq_irq_exit(void)
 {
 	struct softirq_cpu *sc = &softirq_cpus[smp_processor_id()];
 
-	if (sc->pending && !in_softirq())
+	if (sc->pending && !in_softirq()) {
+		u64 start = ktime_ns();
+
 		do_softirq();
+		sc->stats.exit_ns_max = MAX(sc->stats.exit_ns_max, ktime_ns() - start);
+	}
 }
 
 /* ksoftirqd/N: run softirqs until none is raised, letting others run in between. */
@@ -123,11 +148,19 @@ void softirq_init(void)
 			pr_warn("softirq: no ksoftirqd on CPU %u: its softirqs wait for interrupts\n",
 				cpu);
 	}
-	pr_info("softirq: %u restarts on interrupt exit, then ksoftirqd at the lowest priority\n",
-		SOFTIRQ_MAX_RESTART);
+	pr_info("softirq: %u restarts on interrupt exit within %llu ms, then ksoftirqd at the "
+		"lowest priority\n", SOFTIRQ_MAX_RESTART, SOFTIRQ_MAX_TIME_NS / 1000000);
 }
 
 void softirq_get_stats(u32 cpu, struct softirq_stats *stats)
 {
 	*stats = softirq_cpus[cpu].stats;
+}
+
+void softirq_reset_exit_max(void)
+{
+	u64 flags = irq_save();
+
+	softirq_cpus[smp_processor_id()].stats.exit_ns_max = 0;
+	irq_restore(flags);
 }

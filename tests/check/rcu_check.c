@@ -110,6 +110,7 @@ bool rcu_machine_online(u32 cpu) { return cpu < ncpus; }
 void rcu_machine_need_resched(void) { m.need_resched[this_cpu_now] = true; }
 void rcu_machine_raise_softirq(void) { m.softirq_raised[this_cpu_now] = true; }
 u64 rcu_machine_now_ns(void) { return 0; }
+u64 rcu_machine_softirq_end_ns(void) { return ~0ULL; }   /* time is not in the model */
 void rcu_machine_preempt_disable(void) { preempt_depth++; }  /* readers are the model's events */
 void rcu_machine_preempt_enable(void) { preempt_depth--; }
 

@@ -274,13 +274,20 @@ static struct storm_result one_cpu_storm(enum rcu_mode mode, u64 n, bool early)
  * (he saw it at 55,499) while callbacks whose grace period is over still
  * wait for their turn to run.
  *
- * Grace periods end only at ticks that land in user mode, about one in
- * five under TCG (fewer on a loaded host), and the storm lasts some 25
- * ticks at HZ 250: a run with none of them in user mode (0 of 23 was
- * seen) ends no grace period at all, and one whose few grace periods came
- * early may have run every done callback by the time of ENFILE (1 of 25).
- * So the storm runs up to five times: each must hit ENFILE, and one must
- * do so with grace periods ended and done callbacks waiting.
+ * Grace periods end only at ticks that land in user mode, and how often
+ * one does is the machine's: about one in five under TCG, whose interrupts
+ * come at the start of a translated block, and about one in a hundred with
+ * a clock of instructions (-icount), where the storm's few user
+ * instructions rarely meet a tick. The storm lasts some 25 ticks at HZ
+ * 250: a run with none of them in user mode (0 of 23 was seen under TCG)
+ * ends no grace period at all, and one whose few grace periods came early
+ * may have run every done callback by the time of ENFILE (1 of 25). So
+ * the storm runs up to five times: each must hit ENFILE, and one must do
+ * so with grace periods ended and done callbacks waiting. A first run in
+ * which no tick at all landed in user mode says this machine cannot show
+ * the claim (under -icount every run is that run): a skip. (A switch ends
+ * the CPU's part too, but a switch lets ksoftirqd run the done callbacks:
+ * other work that switches makes rc4 keep up, which is not the claim.)
  */
 static void rc4_user_storm_hits_enfile_although_grace_periods_end(struct ktest *t)
 {
@@ -293,6 +300,11 @@ static void rc4_user_storm_hits_enfile_although_grace_periods_end(struct ktest *
 		EXPECT_LE(t, (u64)r.enfile_at, 2 * vfs_max_files());
 		if (r.gps >= 1 && r.done_at_enfile > 0)
 			break;
+		if (run == 0 && r.user_ticks == 0) {
+			ktest_log(t, "no tick landed in user mode (0 of %llu)", r.ticks);
+			KTEST_SKIP(t, "no tick lands in user mode here: a user storm this short "
+				   "ends no grace period on this machine");
+		}
 		ktest_log(t, "%llu grace periods, %llu done callbacks waiting (user ticks %llu/%llu); "
 			  "again", r.gps, r.done_at_enfile, r.user_ticks, r.ticks);
 	}
@@ -501,17 +513,23 @@ static void a_flood_goes_on_to_ksoftirqd(struct ktest *t)
 }
 
 /*
- * testbed's fqs bounds a pass without batch limit by time (rcu.budget_us),
- * as modern Linux's rcu_do_batch() does with rcu_resched_ns: 200
- * callbacks of 60 us each, their batch limit lifted (rcu_drain()) before
- * their grace period ends, run in several passes of the softirq, not one.
- * 2.6.16 had no such bound: its passes ran until the done list was empty.
+ * testbed's fqs bounds a pass without batch limit by time, as modern
+ * Linux's rcu_do_batch() does with rcu_resched_ns, and no do_softirq()
+ * runs actions past SOFTIRQ_MAX_TIME_NS (2 ms) but for the callback it
+ * is in: 200 callbacks of 60 us each, their batch limit lifted
+ * (rcu_drain()) before their grace period ends, run in several
+ * do_softirq() calls, each of at most 2 ms / 60 us + 1 of them. A slow
+ * host only makes a callback take longer, so the bound holds under TCG
+ * too. 2.6.16 had no such bound: its passes ran until the done list was
+ * empty, and 2.6.14's softirq restarted them ten times.
  */
-#define SLOW_CALLBACKS 200      /* 12 ms of callbacks: four budgets of 3 ms */
+#define SLOW_CALLBACKS 200      /* 12 ms of callbacks */
+#define SLOW_NS        (60ULL * 1000)
+#define SLOW_PER_RUN   (SOFTIRQ_MAX_TIME_NS / SLOW_NS + 1)
 
 struct slow_callback {
 	struct rcu_head head;
-	u64 pass;               /* the softirq round it ran in */
+	u64 run;                /* the do_softirq() call it ran in */
 };
 
 static struct slow_callback slow[SLOW_CALLBACKS];
@@ -522,8 +540,8 @@ static void slow_callback_fn(struct rcu_head *head)
 	struct softirq_stats stats;
 
 	softirq_get_stats(smp_processor_id(), &stats);
-	s->pass = stats.runs + stats.restarts;
-	udelay(60);
+	s->run = stats.runs;
+	udelay(SLOW_NS / 1000);
 }
 
 /*
@@ -537,34 +555,44 @@ static void queue_slow(void *arg)
 {
 	u64 flags = irq_save();
 
+	softirq_reset_exit_max();
 	for (u32 i = 0; i < SLOW_CALLBACKS; i++)
 		call_rcu(&slow[i].head, slow_callback_fn);
 	irq_restore(flags);
 }
 
-static void fqs_passes_stop_at_the_time_budget(struct ktest *t)
+/* Run the slow callbacks under fqs; how many do_softirq() calls, and the most in one. */
+static bool run_slow_callbacks(u32 *runs, u32 *most)
 {
 	enum rcu_mode before = rcu_mode();
-	u32 passes = 1, run = 1, longest = 1;
+	u32 in_this_run = 1;
 
 	rcu_barrier();
 	rcu_set_mode(RCU_MODE_FQS);
 	struct thread *q = thread_create("slow", queue_slow, NULL, nr_cpus - 1);
 	if (q)
 		thread_join(q);
-	rcu_drain();            /* lifts the batch limit: the budget is all that bounds a pass */
+	rcu_drain();            /* lifts the batch limit: time is all that bounds a pass */
 	rcu_set_mode(before);
-	ASSERT_TRUE(t, q);
+	*runs = *most = 1;
 	for (u32 i = 1; i < SLOW_CALLBACKS; i++) {
-		bool same = slow[i].pass == slow[i - 1].pass;
-		passes += !same;
-		run = same ? run + 1 : 1;
-		longest = MAX(longest, run);
+		bool same = slow[i].run == slow[i - 1].run;
+		*runs += !same;
+		in_this_run = same ? in_this_run + 1 : 1;
+		*most = MAX(*most, in_this_run);
 	}
-	EXPECT_GE(t, passes, 2);
-	EXPECT_LT(t, longest, SLOW_CALLBACKS);
-	ktest_log(t, "%u callbacks of 60 us ran in %u passes, at most %u in one (budget %llu us)",
-		  SLOW_CALLBACKS, passes, longest, rcu_budget_us_value());
+	return q != NULL;
+}
+
+static void fqs_passes_stop_at_the_time_budget(struct ktest *t)
+{
+	u32 runs, most;
+
+	ASSERT_TRUE(t, run_slow_callbacks(&runs, &most));
+	EXPECT_GE(t, runs, SLOW_CALLBACKS / SLOW_PER_RUN);
+	EXPECT_LE(t, most, SLOW_PER_RUN);
+	ktest_log(t, "%u callbacks of 60 us ran in %u do_softirq() calls, at most %u in one "
+		  "(bound %llu)", SLOW_CALLBACKS, runs, most, SLOW_PER_RUN);
 }
 
 /*
@@ -932,11 +960,13 @@ KTEST_SUITE_MANUAL(rcu_claims, rcu_claims_cases);
  * whose clock is the guest's own instruction count and whose storms yield
  * to the next CPU every iteration (storm.pause=on). Under fqs a storming
  * CPU's queue passes qhimark, forcing starts, and the grace period that
- * follows ends within a few ticks: no storming CPU's queue reaches twice
- * qhimark. Under TCG's wall clock the same storms peak wherever the host's
- * scheduling of the virtual CPUs puts them (rcu_claims asserts only that
- * the file table holds there), so this suite is named only in icount
- * lines.
+ * follows ends within a few ticks. With three storms and a hog no storming
+ * CPU's queue reaches twice qhimark; one storm alone on a CPU adds files
+ * three times as fast, and peaks near that bound (docs/rcu.md), so for it
+ * the claim is the README's: the file table holds. Under TCG's wall clock
+ * the same storms peak wherever the host's scheduling of the virtual CPUs
+ * puts them (rcu_claims asserts only that the file table holds there), so
+ * this suite is named only in icount lines.
  */
 #define BOUND_QUEUE (2 * rcu_qhimark_value())
 
@@ -954,9 +984,9 @@ static void the_readme_fix_survives_a_hog(struct ktest *t)
 	storm_run_in_mode(RCU_MODE_FQS, STORM_USER, n, &cpus, &hogs, &r);
 	EXPECT_EQ(t, r.enfile_at, -1);
 	EXPECT_EQ(t, r.iterations, n);
-	EXPECT_LE(t, r.peak_qlen, BOUND_QUEUE);
-	ktest_log(t, "peak qlen %llu (bound %llu), %llu grace periods, %llu forcing rounds",
-		  r.peak_qlen, BOUND_QUEUE, r.gps, r.fqs_rounds);
+	EXPECT_LT(t, r.peak_nr_files, vfs_max_files());
+	ktest_log(t, "peak qlen %llu, %llu grace periods, %llu forcing rounds", r.peak_qlen, r.gps,
+		  r.fqs_rounds);
 }
 
 /*
@@ -995,7 +1025,30 @@ static void three_storms_and_a_hog_stay_within_twice_qhimark(struct ktest *t)
 	vfs_set_count(before);
 }
 
+/*
+ * An interrupt exit runs softirqs for at most SOFTIRQ_MAX_TIME_NS and the
+ * callback it is in (60 us here): time per exit, measured by the softirq
+ * itself (exit_ns_max of the CPU the callbacks run on). The slack is for
+ * the softirq's own steps and, under icount, for the other CPUs' ticks,
+ * whose instructions are time too.
+ */
+#define EXIT_SLACK_NS (100ULL * 1000)
+
+static void an_interrupt_exit_runs_callbacks_for_2ms_and_one_more(struct ktest *t)
+{
+	struct softirq_stats stats;
+	u32 runs, most;
+
+	ASSERT_TRUE(t, run_slow_callbacks(&runs, &most));
+	softirq_get_stats(nr_cpus - 1, &stats);
+	EXPECT_GT(t, stats.exit_ns_max, SOFTIRQ_MAX_TIME_NS / 2);     /* some exit ran them */
+	EXPECT_LE(t, stats.exit_ns_max, SOFTIRQ_MAX_TIME_NS + SLOW_NS + EXIT_SLACK_NS);
+	ktest_log(t, "longest interrupt exit %llu us (bound %llu us), %u do_softirq() calls",
+		  stats.exit_ns_max / 1000, (SOFTIRQ_MAX_TIME_NS + SLOW_NS) / 1000, runs);
+}
+
 static const struct ktest_case rcu_bound_cases[] = {
+	KTEST(an_interrupt_exit_runs_callbacks_for_2ms_and_one_more),
 	KTEST(the_readme_fix_survives_a_hog),
 	KTEST(three_storms_and_a_hog_stay_within_twice_qhimark),
 	{},

@@ -96,6 +96,7 @@ bool rcu_machine_online(u32 cpu) { return cpu < ncpus; }
 void rcu_machine_need_resched(void) { cpus[current].need_resched = true; }
 void rcu_machine_raise_softirq(void) { cpus[current].raised = true; }
 u64 rcu_machine_now_ns(void) { return cpus[current].clock; }
+u64 rcu_machine_softirq_end_ns(void) { return ~0ULL; }   /* the model's softirq has no time bound */
 void rcu_machine_preempt_disable(void) { }
 void rcu_machine_preempt_enable(void) { }
 
