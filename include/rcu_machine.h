@@ -35,19 +35,10 @@ static inline u64 rcu_machine_softirq_end_ns(void) { return softirq_end_ns(); }
 static inline void rcu_machine_preempt_disable(void) { preempt_disable(); }
 static inline void rcu_machine_preempt_enable(void) { preempt_enable(); }
 
-/*
- * The notice IPI's call. It counts as landing in the idle thread when the
- * idle thread is current, nothing raised preempt_count (no softirq, no
- * rcu_read_lock()) and one interrupt level is open: then no reader can be
- * running on this CPU. (A call another CPU's spin loop runs from this
- * CPU's queue outside any handler has irq_depth 0 and does not count.)
- */
+/* The notice IPI's call: quiescent at once if it landed in the idle thread (sched.h). */
 static inline void rcu_forced_ipi_call(void *arg)
 {
-	struct percpu *pc = this_cpu();
-
-	rcu_forced_ipi(pc->current && pc->current->is_idle && pc->preempt_count == 0 &&
-		       pc->irq_depth == 1);
+	rcu_forced_ipi(idle_and_outside_readers(this_cpu()));
 }
 
 /* The forcing IPI to cpu, of the kind the mode sends (enum rcu_ipi). */

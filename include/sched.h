@@ -160,6 +160,11 @@ struct mutex {
 	const char *name;
 };
 
+/* A mutex defined statically, ready before any code runs: static struct mutex m = MUTEX_INIT(m, "m"). */
+#define MUTEX_INIT(m, name_) \
+	{ .lock = SPINLOCK_INIT("mutex"), .owner = NULL, .waiters = LIST_HEAD_INIT((m).waiters), \
+	  .name = (name_) }
+
 void mutex_init(struct mutex *m, const char *name);
 void mutex_lock(struct mutex *m);
 void mutex_unlock(struct mutex *m);
@@ -188,6 +193,22 @@ static inline void preempt_enable(void)
 	if (preempt_count_dec_and_test() && this_cpu()->need_resched &&
 	    (read_rflags() & RFLAGS_IF))
 		schedule();
+}
+
+/*
+ * Asked from an interrupt handler (the tick, RCU's notice IPI): was this
+ * CPU in its idle thread, outside anything that raised preempt_count (a
+ * softirq, an RCU reader, a spinlock), with this handler the only one
+ * open? Then no reader can be running here: a quiescent state. 2.6.14's
+ * rcu_check_callbacks() asked idle_cpu(cpu) && !in_softirq() &&
+ * hardirq_count() <= (1 << HARDIRQ_SHIFT); the preempt_count test goes
+ * further, so that an idle loop that ever took a reader would not count.
+ * A call another CPU's spin loop runs from this CPU's queue outside any
+ * handler has irq_depth 0 and does not count.
+ */
+static inline bool idle_and_outside_readers(const struct percpu *pc)
+{
+	return pc->current && pc->current->is_idle && pc->preempt_count == 0 && pc->irq_depth == 1;
 }
 
 #endif

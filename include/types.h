@@ -51,6 +51,15 @@ typedef long long s64;
  * first in the kernel's text) and its per-batch slow paths (__hot_batch:
  * out of line, right after it). linker.ld says why.
  */
+/*
+ * One load or one store that the compiler may neither split, merge, repeat
+ * nor drop, for data another CPU or an interrupt may change under it
+ * (Linux's READ_ONCE and WRITE_ONCE). The ordering is the CPU's own; x86
+ * keeps loads with loads and stores with stores.
+ */
+#define READ_ONCE(x)     __atomic_load_n(&(x), __ATOMIC_RELAXED)
+#define WRITE_ONCE(x, v) __atomic_store_n(&(x), (v), __ATOMIC_RELAXED)
+
 #define __hot __attribute__((hot))
 #define __hot_batch __attribute__((hot, noinline, section(".text.hot.batch")))
 

@@ -375,15 +375,24 @@ static void cpu_quiet(u32 cpu)
 {
 	rcp.cpumask.bits[cpu / 64] &= ~(1UL << (cpu % 64));
 	if (cpumask_empty(&rcp.cpumask)) {
-		rcp.completed = rcp.cur;
+		__atomic_store_n(&rcp.completed, rcp.cur, __ATOMIC_RELEASE);
 		start_batch();
 	}
 }
 
+/*
+ * The lockless reads of cur and completed below are READ_ONCE(): another
+ * CPU changes them under rcp.lock at any moment, and a stale value only
+ * makes this CPU act a little later, never early (a batch it has not
+ * seen end keeps its callbacks; a batch it has not seen start it notices
+ * at the next look).
+ */
 static void check_quiescent_state(u32 cpu, struct rcu_data *rdp)
 {
-	if (rdp->quiescbatch != rcp.cur) {
-		note_new_batch(rdp, rcp.cur);
+	long cur = READ_ONCE(rcp.cur);
+
+	if (rdp->quiescbatch != cur) {
+		note_new_batch(rdp, cur);
 		return;
 	}
 	if (!rdp->qs_pending || !rdp->passed_quiesc)
@@ -469,7 +478,7 @@ __hot_batch void rcu_process_callbacks(void)
 	struct rcu_data *rdp = &rcu_data[cpu];
 	u64 flags = irq_save();
 
-	if (rdp->curlist && !batch_before(rcp.completed, rdp->batch)) {
+	if (rdp->curlist && !batch_before(READ_ONCE(rcp.completed), rdp->batch)) {
 		*rdp->donetail = rdp->curlist;
 		rdp->donetail = rdp->curtail;
 		rdp->curlist = NULL;
@@ -497,13 +506,13 @@ __hot_batch void rcu_process_callbacks(void)
 
 static bool rcu_pending(struct rcu_data *rdp)
 {
-	if (rdp->curlist && !batch_before(rcp.completed, rdp->batch))
+	if (rdp->curlist && !batch_before(READ_ONCE(rcp.completed), rdp->batch))
 		return true;
 	if (!rdp->curlist && rdp->nxtlist)
 		return true;
 	if (rdp->donelist)
 		return true;
-	if (rdp->quiescbatch != rcp.cur)
+	if (rdp->quiescbatch != READ_ONCE(rcp.cur))
 		return true;
 	return rdp->qs_pending && rdp->passed_quiesc;
 }
@@ -585,35 +594,48 @@ void synchronize_rcu(void)
 	wait_for_completion(&w.done);
 }
 
+/*
+ * rcu_barrier(): a callback queued on every CPU, behind everything queued
+ * there, and a count of those still to run. The count is taken as each
+ * CPU queues its callback, as classic RCU's rcu_barrier_func() did
+ * (atomic_inc(&rcu_barrier_cpu_count), then call_rcu()), never from a
+ * count of CPUs made beforehand, which a CPU coming online meanwhile
+ * would make wrong. The caller holds one more, dropped once every CPU has
+ * queued, so that no early callback brings the count to zero while others
+ * are still being queued: Linux's later _rcu_barrier() starts its count
+ * at one for that reason (Documentation/RCU/rcubarrier: "Why doesn't
+ * line 8 initialize rcu_barrier_cpu_count to zero?").
+ */
 static struct rcu_head barrier_heads[MAX_CPUS];
 static u32 barrier_left;
 static struct completion barrier_done;
+static struct mutex barrier_mutex = MUTEX_INIT(barrier_mutex, "rcu_barrier");
 
-static void barrier_callback(struct rcu_head *head)
+static void barrier_put(void)
 {
 	if (__atomic_sub_fetch(&barrier_left, 1, __ATOMIC_ACQ_REL) == 0)
 		complete(&barrier_done);
 }
 
+static void barrier_callback(struct rcu_head *head)
+{
+	barrier_put();
+}
+
 /* On each CPU: queue a callback behind everything already queued there. */
 static void queue_barrier(void *arg)
 {
+	__atomic_add_fetch(&barrier_left, 1, __ATOMIC_ACQ_REL);
 	call_rcu(&barrier_heads[smp_processor_id()], barrier_callback);
 }
 
 void rcu_barrier(void)
 {
-	static struct mutex barrier_mutex;
-	static bool init;
-
-	if (!init) {
-		mutex_init(&barrier_mutex, "rcu_barrier");
-		init = true;
-	}
 	mutex_lock(&barrier_mutex);
 	completion_init(&barrier_done);
-	barrier_left = nr_cpus_online;
+	barrier_left = 1;                       /* the caller's own, until all have queued */
 	smp_call_function_all(queue_barrier, NULL, true);
+	barrier_put();
 	wait_for_completion(&barrier_done);
 	mutex_unlock(&barrier_mutex);
 }
@@ -778,7 +800,7 @@ void rcu_host_restore(const void *buf, u32 ncpus)
 
 u64 rcu_completed_batches(void)
 {
-	return (u64)(rcp.completed + 300);
+	return (u64)(READ_ONCE(rcp.completed) + 300);
 }
 
 u64 rcu_qlen(u32 cpu)

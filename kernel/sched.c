@@ -424,7 +424,7 @@ void sched_tick(bool user)
 	 * or another interrupt it was running), is a quiescent state; in the
 	 * kernel it is not: 2.6.14's rcu_check_callbacks(cpu, user).
 	 */
-	rcu_tick(user || (t->is_idle && !in_softirq() && pc->irq_depth <= 1));
+	rcu_tick(user || idle_and_outside_readers(pc));
 	if (t->is_idle) {
 		if (rq_of(pc->cpu)->nr_queued)
 			pc->need_resched = true;
