@@ -25,6 +25,8 @@ struct thread;
 struct runqueue;
 struct fault_catcher;
 
+struct trap_frame;
+
 struct percpu {
 	struct percpu *self;            /* must stay first: %gs:0 */
 	u64 user_rsp;                   /* %gs:8: SYSCALL's scratch for the user stack pointer */
@@ -38,6 +40,7 @@ struct percpu {
 	struct runqueue *rq;            /* this CPU's run queue (sched.c) */
 	int preempt_count;              /* > 0: do not switch threads */
 	int irq_depth;                  /* interrupt handlers running (nesting) */
+	const struct trap_frame *irq_frame;     /* what the outermost one interrupted */
 	bool need_resched;              /* switch at the next chance */
 	u64 ticks;                      /* timer interrupts taken here */
 	struct fault_catcher *catcher;  /* innermost fault_catch() (trap.c) */

@@ -20,6 +20,7 @@
 #ifndef RCU_H
 #define RCU_H
 
+#include "cpumask.h"
 #include "types.h"
 
 struct rcu_head {
@@ -154,5 +155,11 @@ enum rcu_ipi rcu_forcing_ipi(void);     /* what the forcing IPIs of this mode do
 /* For tests that stage a grace period: is a batch running, and does cpu still owe it? */
 bool rcu_batch_running(void);
 bool rcu_cpu_owes_batch(u32 cpu);
+
+/* The CPUs that still owe the grace period in progress (none if none runs). */
+void rcu_owing_cpus(struct cpumask *out);
+
+/* rcu.stall_ms from now on (0: no stall warnings); returns the value before. For tests. */
+u64 rcu_set_stall_ms(u64 ms);
 
 #endif

@@ -45,9 +45,12 @@
 #include "spinlock.h"
 #include "x86.h"
 #ifndef HOST_TEST
+#include "panic.h"
 #include "percpu.h"
 #include "printk.h"
 #include "sched.h"
+#include "smp.h"
+#include "trap.h"
 #endif
 
 /*
@@ -119,6 +122,8 @@ struct rcu_ctrlblk {
 	bool signaled;          /* force_quiescent_state() already sent IPIs for cur */
 	struct cpumask cpumask;
 	u64 fqs_rounds;
+	u64 gp_start_ns;        /* when cur began (the stall warning's clock) */
+	long stall_reported;    /* the last batch a stall warning was printed for */
 };
 
 struct rcu_data {
@@ -367,6 +372,7 @@ static void start_batch(void)
 		for (u32 cpu = 0; cpu < rcu_machine_nr_cpus(); cpu++)
 			if (rcu_machine_online(cpu))
 				cpumask_set(&rcp.cpumask, cpu);
+		WRITE_ONCE(rcp.gp_start_ns, rcu_machine_now_ns());
 	}
 }
 
@@ -559,6 +565,8 @@ void rcu_note_context_switch(void)
 	rcu_data[rcu_machine_cpu()].passed_quiesc = true;
 }
 
+static void check_stall(void);
+
 void rcu_tick(bool quiescent)
 {
 	struct rcu_data *rdp = &rcu_data[rcu_machine_cpu()];
@@ -569,11 +577,102 @@ void rcu_tick(bool quiescent)
 		rdp->passed_quiesc = true;
 	if (rcu_pending(rdp))
 		rcu_machine_raise_softirq();    /* 2.6.14: tasklet_schedule(&rcu_tasklet) */
+	check_stall();
 }
 
 /* --- waiting for grace periods (the kernel's; the host's model has none) ---- */
 
 #ifndef HOST_TEST
+
+/*
+ * RCU CPU stall warnings, after Linux's (Documentation/RCU/stallwarn.rst):
+ * a grace period older than rcu.stall_ms makes the first tick that sees
+ * it print, once per grace period, which CPUs have not passed a quiescent
+ * state and what each runs, and asks each of them, by a call IPI, for a
+ * backtrace of what its interrupt found it doing. A CPU that keeps
+ * interrupts off never answers: its line is the only word on it. A
+ * stalled grace period is the 2005 bug's start: the queues grow behind it.
+ */
+static u64 rcu_stall_ms = 1000;         /* Linux's default is 21 s; a storm needs one */
+PARAM_U64("rcu.stall_ms", rcu_stall_ms, 0, 3600000);
+
+static void stall_backtrace(void *arg)
+{
+	struct percpu *pc = this_cpu();
+	const struct trap_frame *f = pc->irq_frame;
+	const struct thread *t = pc->current;
+
+	printk(KERN_WARNING "rcu: CPU %u holds up grace period %ld: %s (tid %u), preempt_count "
+	       "%d, %s\n", pc->cpu, (long)(uintptr_t)arg, t ? t->name : "?", t ? t->tid : 0,
+	       pc->preempt_count, !f ? "not in an interrupt" : trap_from_user(f) ?
+	       "interrupted in user mode" : "interrupted at:");
+	if (f && !trap_from_user(f))
+		backtrace_print_from(f->rip, f->rsp, f->rbp);
+}
+
+static void report_stall(long cur, u64 waited_ms, const struct cpumask *owe)
+{
+	char list[64];
+
+	printk(KERN_WARNING "rcu: INFO: grace period %ld stalled for %llu ms (rcu.stall_ms=%llu): "
+	       "CPUs %s have not passed a quiescent state\n", cur, waited_ms, READ_ONCE(rcu_stall_ms),
+	       cpumask_format(owe, list, sizeof(list)));
+	for (u32 cpu = 0; cpu < nr_cpus; cpu++) {
+		if (!cpumask_test(owe, cpu))
+			continue;
+		const struct thread *t = READ_ONCE(percpu[cpu].current);
+		printk(KERN_WARNING "rcu:   CPU %u: running %s, %llu ticks, need_resched %d\n", cpu,
+		       t ? t->name : "?", READ_ONCE(percpu[cpu].ticks),
+		       READ_ONCE(percpu[cpu].need_resched));
+		if (cpu == smp_processor_id())
+			stall_backtrace((void *)(uintptr_t)cur);
+		else
+			smp_call_function(cpu, stall_backtrace, (void *)(uintptr_t)cur, false);
+	}
+}
+
+/* From every tick, interrupts off: is the grace period in progress too old? */
+static void check_stall(void)
+{
+	long cur = READ_ONCE(rcp.cur);
+
+	u64 stall_ms = READ_ONCE(rcu_stall_ms);
+
+	if (!stall_ms || cur == READ_ONCE(rcp.completed) || READ_ONCE(rcp.stall_reported) == cur)
+		return;
+	u64 waited = rcu_machine_now_ns() - READ_ONCE(rcp.gp_start_ns);
+	if (waited < stall_ms * 1000000)
+		return;
+	struct cpumask owe;
+
+	spin_lock(&rcp.lock);
+	bool mine = rcp.cur == cur && rcp.completed != cur && rcp.stall_reported != cur;
+	if (mine) {
+		rcp.stall_reported = cur;
+		owe = rcp.cpumask;
+	}
+	spin_unlock(&rcp.lock);
+	if (mine)
+		report_stall(cur, waited / 1000000, &owe);
+}
+
+u64 rcu_set_stall_ms(u64 ms)
+{
+	u64 before = rcu_stall_ms;
+
+	WRITE_ONCE(rcu_stall_ms, ms);
+	return before;
+}
+
+void rcu_owing_cpus(struct cpumask *out)
+{
+	u64 flags = spin_lock_irqsave(&rcp.lock);
+
+	memset(out, 0, sizeof(*out));
+	if (rcp.cur != rcp.completed)
+		*out = rcp.cpumask;
+	spin_unlock_irqrestore(&rcp.lock, flags);
+}
 
 struct rcu_waiter {
 	struct rcu_head head;
@@ -756,6 +855,10 @@ void rcu_init(void)
 	       rcu_qhimark, rcu_qlowmark);
 }
 #else
+static void check_stall(void)
+{
+}
+
 /*
  * The host's model checker (tests/check/rcu_check.c) and simulator
  * (tests/sim/rcu_sim.c): start over with a mode and its knobs, and save or

@@ -324,9 +324,15 @@ static void dispatch(struct trap_frame *f)
 			apic_eoi();
 		return;
 	}
-	this_cpu()->irq_depth++;
+	struct percpu *pc = this_cpu();
+
+	if (pc->irq_depth == 0)
+		pc->irq_frame = f;              /* what a backtrace of "this CPU" shows */
+	pc->irq_depth++;
 	handlers[v](f);
-	this_cpu()->irq_depth--;
+	pc->irq_depth--;
+	if (pc->irq_depth == 0)
+		pc->irq_frame = NULL;
 	/*
 	 * Leaving the outermost handler: softirqs, then a switch if a tick
 	 * asked for one; not if the interrupted code had interrupts off (a

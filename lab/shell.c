@@ -121,6 +121,17 @@ static bool cmd_rcu(int argc, char **argv)
 	return true;
 }
 
+/* Was Ctrl-C typed (on the serial port or a keyboard)? Other keys typed meanwhile are dropped. */
+static bool ctrl_c_typed(void)
+{
+	int c;
+
+	while ((c = serial_getc()) >= 0 || (c = kbd_getc()) >= 0 || (c = usb_kbd_getc()) >= 0)
+		if (c == 0x03)
+			return true;
+	return false;
+}
+
 static bool cmd_storm(int argc, char **argv)
 {
 	struct cpumask cpus = { { 0 } }, hogs = { { 0 } };
@@ -138,7 +149,10 @@ static bool cmd_storm(int argc, char **argv)
 		return false;
 	}
 	cpumask_andnot(&cpus, &cpus, &hogs);    /* a hog CPU does not storm */
-	storm_run(storm_default_where(), n, &cpus, &hogs, &r);
+	printk("storm: Ctrl-C stops it\n");
+	storm_run_watched(storm_default_where(), n, &cpus, &hogs, &r, ctrl_c_typed);
+	if (r.interrupted)
+		printk("storm: stopped by Ctrl-C after %llu iterations\n", r.iterations);
 	return true;
 }
 

@@ -77,7 +77,9 @@ struct storm_state {
 	struct storm_count done_on[MAX_CPUS];   /* each kernel storm's, written by its CPU only */
 	s64 enfile_at;
 	u64 done_at_enfile;     /* rcu_done_len() of the CPU that hit ENFILE, then */
+	struct cpumask owing_at_enfile; /* the CPUs that then still owed the grace period */
 	bool stop;
+	bool interrupted;       /* stopped on request (storm_run_watched()), not by ENFILE */
 	bool failed;            /* a user storm could not run, or was killed */
 	u64 ticks, user_ticks;  /* the storm threads', summed as each ends */
 	u32 running;            /* storm threads not finished */
@@ -97,16 +99,25 @@ static u64 storm_done(struct storm_state *s)
 	return done;
 }
 
+/* Stop every storm thread at its next iteration (the user storms read the shared byte). */
+static void storm_stop(struct storm_state *s)
+{
+	__atomic_store_n(&s->stop, true, __ATOMIC_RELAXED);
+	if (user_shared())
+		__atomic_store_n((u8 *)user_shared(), 1, __ATOMIC_RELEASE);
+}
+
 /* The first ENFILE: stamp it with the iterations done so far, and stop everyone. */
 static void storm_hit_enfile(struct storm_state *s)
 {
 	s64 none = -1;
 
 	if (__atomic_compare_exchange_n(&s->enfile_at, &none, (s64)storm_done(s), false,
-					__ATOMIC_RELAXED, __ATOMIC_RELAXED))
+					__ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
 		s->done_at_enfile = rcu_done_len(smp_processor_id());
-	__atomic_store_n(&s->stop, true, __ATOMIC_RELAXED);
-	__atomic_store_n((u8 *)user_shared(), 1, __ATOMIC_RELEASE);
+		rcu_owing_cpus(&s->owing_at_enfile);
+	}
+	storm_stop(s);
 }
 
 /* A storm thread ends: add up its ticks, and tell the hogs when it was the last. */
@@ -252,7 +263,7 @@ static void progress_stop(void)
 
 static void print_result(const struct storm_result *r)
 {
-	char cpus[64], hogs[64], enfile[24], where[64] = "-";
+	char cpus[64], hogs[64], owing[64] = "-", enfile[24], where[64] = "-";
 	u64 offset, size;
 	const char *sym = ksym_lookup(r->irqoff_where, &offset, &size);
 
@@ -260,21 +271,70 @@ static void print_result(const struct storm_result *r)
 		snprintf(where, sizeof(where), "untraced");
 	else if (sym)
 		snprintf(where, sizeof(where), "%s+0x%llx", sym, offset);
-	if (r->enfile_at < 0)
+	if (r->enfile_at < 0) {
 		snprintf(enfile, sizeof(enfile), "none");
-	else
+	} else {
 		snprintf(enfile, sizeof(enfile), "%lld", r->enfile_at);
+		if (!*cpumask_format(&r->owing_at_enfile, owing, sizeof(owing)))
+			snprintf(owing, sizeof(owing), "none");   /* no grace period was running */
+	}
 	printk("storm: mode=%s where=%s cpus=%s hog=%s iterations=%llu enfile_at=%s "
 	       "done_at_enfile=%llu peak_nr_files=%llu peak_qlen=%llu gps=%llu ms=%llu user_ticks=%llu/%llu "
-	       "irqoff_max_us=%llu irqoff_at=%s\n", rcu_modes[r->mode].name, storm_where_names[r->where],
-	       cpumask_format(&r->cpus, cpus, sizeof(cpus)),
+	       "irqoff_max_us=%llu irqoff_at=%s owing_at_enfile=%s\n", rcu_modes[r->mode].name,
+	       storm_where_names[r->where], cpumask_format(&r->cpus, cpus, sizeof(cpus)),
 	       cpumask_format(&r->hogs, hogs, sizeof(hogs)), r->iterations,
 	       enfile, r->done_at_enfile, r->peak_nr_files, r->peak_qlen, r->gps, r->ms, r->user_ticks, r->ticks,
-	       r->irqoff_max_us, where);
+	       r->irqoff_max_us, where, owing);
+}
+
+/*
+ * The caller waits for a watched storm instead of sleeping on its
+ * threads: every WATCH_POLL_MS it asks stop_asked() (the shell: was
+ * Ctrl-C typed?), and once a second it prints a progress line, logged and
+ * on every console. It watches from a CPU that neither storms nor hogs if
+ * there is one, so the storm's CPUs see no extra switch; on a machine
+ * without one its wakeups are switches on its own CPU.
+ */
+#define WATCH_POLL_MS 10
+
+static void watch(struct storm_state *s, const struct cpumask *cpus, const struct cpumask *hogs,
+		  bool (*stop_asked)(void))
+{
+	struct thread *self = current_thread();
+	struct cpumask before = self->affinity, spare = { { 0 } };
+	u64 t0 = ktime_ns(), next = t0 + PROGRESS_PERIOD_NS;
+
+	for (u32 cpu = 0; cpu < nr_cpus; cpu++)
+		if (percpu[cpu].online && !cpumask_test(cpus, cpu) && !cpumask_test(hogs, cpu))
+			cpumask_set(&spare, cpu);
+	if (!cpumask_empty(&spare)) {
+		thread_set_affinity(self, &spare);
+		yield();
+	}
+	while (__atomic_load_n(&s->running, __ATOMIC_ACQUIRE) > 0) {
+		if (!__atomic_load_n(&s->stop, __ATOMIC_RELAXED) && stop_asked()) {
+			s->interrupted = true;
+			storm_stop(s);
+		}
+		if (ktime_ns() >= next) {
+			printk("storm: %llu s: %llu iterations, nr_files %llu, mode %s\n",
+			       (next - t0) / PROGRESS_PERIOD_NS, storm_done(s), vfs_nr_files(),
+			       rcu_mode_name());
+			next += PROGRESS_PERIOD_NS;
+		}
+		msleep(WATCH_POLL_MS);
+	}
+	thread_set_affinity(self, &before);
 }
 
 void storm_run(enum storm_where where, u64 n, const struct cpumask *cpus,
 	       const struct cpumask *hogs, struct storm_result *r)
+{
+	storm_run_watched(where, n, cpus, hogs, r, NULL);
+}
+
+void storm_run_watched(enum storm_where where, u64 n, const struct cpumask *cpus,
+		       const struct cpumask *hogs, struct storm_result *r, bool (*stop_asked)(void))
 {
 	static struct thread *threads[MAX_CPUS * 2];
 	static struct storm_state s;
@@ -302,7 +362,8 @@ void storm_run(enum storm_where where, u64 n, const struct cpumask *cpus,
 	bool profiled = profile_begin();
 
 	storm_trace_start(cpus);
-	progress_start(&s, cpus, hogs);
+	if (!stop_asked)
+		progress_start(&s, cpus, hogs);
 	preempt_disable();      /* start them all before any runs */
 	for (u32 cpu = 0; cpu < nr_cpus; cpu++) {
 		if (!percpu[cpu].online)
@@ -314,6 +375,8 @@ void storm_run(enum storm_where where, u64 n, const struct cpumask *cpus,
 			threads[nthreads++] = thread_create_highest("hog", hog_loop, &s, cpu);
 	}
 	preempt_enable();
+	if (stop_asked)
+		watch(&s, cpus, hogs, stop_asked);
 	for (u32 i = 0; i < nthreads; i++)
 		if (threads[i])
 			thread_join(threads[i]);
@@ -325,6 +388,8 @@ void storm_run(enum storm_where where, u64 n, const struct cpumask *cpus,
 	r->iterations = storm_done(&s);
 	r->enfile_at = s.enfile_at;
 	r->done_at_enfile = s.done_at_enfile;
+	r->owing_at_enfile = s.owing_at_enfile;
+	r->interrupted = s.interrupted;
 	r->peak_nr_files = vfs_peak_nr_files();
 	r->peak_qlen = rcu_peak_qlen();
 	r->gps = rcu_completed_batches() - gps0;

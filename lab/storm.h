@@ -42,6 +42,8 @@ struct storm_result {
 	u64 iterations;         /* open/close pairs done, all CPUs together */
 	s64 enfile_at;          /* iterations done when the first ENFILE came; -1: none */
 	u64 done_at_enfile;     /* then: callbacks past their grace period, waiting to run */
+	struct cpumask owing_at_enfile; /* then: the CPUs holding up the grace period in progress */
+	bool interrupted;       /* stopped because stop_asked() said so (storm_run_watched()) */
 	u64 peak_nr_files;
 	u64 peak_qlen;          /* longest RCU callback queue of one CPU */
 	u64 gps;                /* grace periods completed during the storm */
@@ -62,6 +64,15 @@ struct storm_result {
  */
 void storm_run(enum storm_where where, u64 n, const struct cpumask *cpus,
 	       const struct cpumask *hogs, struct storm_result *r);
+
+/*
+ * storm_run(), with the caller watching: it asks stop_asked() every 10 ms
+ * (true stops every storm thread, as ENFILE would) and prints a progress
+ * line each second, "storm: <s> s: <n> iterations, nr_files <n>, mode <m>".
+ * The shell's storm, which Ctrl-C stops.
+ */
+void storm_run_watched(enum storm_where where, u64 n, const struct cpumask *cpus,
+		       const struct cpumask *hogs, struct storm_result *r, bool (*stop_asked)(void));
 
 /* storm_run() under RCU mode mode; the mode before is restored after. */
 void storm_run_in_mode(enum rcu_mode mode, enum storm_where where, u64 n,

@@ -119,6 +119,27 @@ def shell_keyboard(machine):
     test_then_exit(machine, 'vfs', prompt.start())
 
 
+def storm_ctrl_c(machine):
+    """A storm typed at the shell says how it goes each second and stops at
+    Ctrl-C: type one that would run for minutes, wait for its first
+    progress line, press Ctrl-C on the keyboard, and see it stop, report
+    its storm: line, and give the prompt back; then a test command, whose
+    KTAP report the boot is judged by, and `exit`."""
+    prompt = machine.require(re.escape(PROMPT), 120, 'the shell prompt')
+    after = type_command(machine, 'storm 100000000 1', prompt.start())
+    progress = machine.require(r'storm: 1 s: \d+ iterations, nr_files \d+, mode \w+', 60,
+                               'the first progress line', after)
+    machine.qmp.send_keys(['ctrl', 'c'])
+    line = machine.require(r'storm: mode=\S+ .*enfile_at=none .*', 30,
+                           'the storm line after Ctrl-C', progress.end())
+    stopped = machine.require(r'storm: stopped by Ctrl-C after (\d+) iterations', 10,
+                              'the word that Ctrl-C stopped it', line.end())
+    if int(stopped.group(1)) >= 100000000:
+        machine.fail('the storm ran to its end: Ctrl-C did not stop it')
+    prompt = machine.require(re.escape(PROMPT), 10, 'the prompt after the storm', stopped.end())
+    test_then_exit(machine, 'vfs', prompt.start())
+
+
 def nmi_button(machine):
     """Press the NMI button (QMP inject-nmi reaches every CPU, as a BMC's
     does): each CPU reports one unexpected NMI and survives, and the shell

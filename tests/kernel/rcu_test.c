@@ -5,9 +5,11 @@
  * virtual CPUs than host cores, TCG itself starves CPUs of time and acts
  * like a hog (docs/rcu.md). Outcomes are counted in iterations, never time.
  */
+#include "format.h"
 #include "kstring.h"
 #include "ktest.h"
 #include "percpu.h"
+#include "printk.h"
 #include "rcu.h"
 #include "sched.h"
 #include "storm.h"
@@ -801,6 +803,61 @@ static void cond_resched_is_a_quiescent_state_under_fqs(struct ktest *t)
 	EXPECT_FALSE(t, runs_during_a_cond_resched_loop(t, RCU_MODE_FQS, true, false));
 }
 
+/*
+ * A CPU that holds the read side past rcu.stall_ms is named by a stall
+ * warning, once, with what it runs, and answers the warning's IPI with a
+ * backtrace that shows where it was (Linux's RCU CPU stall warnings,
+ * Documentation/RCU/stallwarn.rst). The holder waits halted, preemption
+ * off: a thread's halt is no quiescent state, and it keeps interrupts on,
+ * so the IPI gets in.
+ */
+#define STALL_TEST_MS    20
+#define STALL_HOLD_TICKS 40             /* 160 ms at HZ 250: the warning comes well inside */
+
+static void hold_the_read_side_halted(void *arg)
+{
+	struct reader *r = arg;
+
+	rcu_read_lock();
+	r->inside = true;
+	u64 until = this_cpu()->ticks + r->ticks;
+	while (this_cpu()->ticks < until)
+		hlt();
+	r->inside = false;
+	rcu_read_unlock();
+}
+
+static void a_stalled_grace_period_names_the_cpu_holding_it(struct ktest *t)
+{
+	static struct reader r;
+	static struct rcu_head head;
+	static char tail[4096];
+	char want[96];
+	u32 writer, holder;
+
+	if (!two_cpus(&writer, &holder))
+		KTEST_SKIP(t, "one CPU");
+	rcu_barrier();
+	u64 before = rcu_set_stall_ms(STALL_TEST_MS);
+	r = (struct reader){ .cpu = holder, .ticks = STALL_HOLD_TICKS };
+	struct thread *th = thread_create("holder", hold_the_read_side_halted, &r, holder);
+	ASSERT_TRUE(t, th != NULL);
+	while (!r.inside)
+		cpu_relax();
+	call_rcu(&head, ignore_callback);       /* a grace period the holder holds up */
+	thread_join(th);
+	rcu_barrier();
+	rcu_set_stall_ms(before);
+	printk_log_tail(tail, sizeof(tail));
+	snprintf(want, sizeof(want), "have not passed a quiescent state");
+	EXPECT_TRUE(t, strstr(tail, want) != NULL);
+	snprintf(want, sizeof(want), "rcu:   CPU %u: running holder", holder);
+	EXPECT_TRUE(t, strstr(tail, want) != NULL);
+	snprintf(want, sizeof(want), "rcu: CPU %u holds up grace period", holder);
+	EXPECT_TRUE(t, strstr(tail, want) != NULL);
+	EXPECT_TRUE(t, strstr(tail, "hold_the_read_side_halted") != NULL);     /* its backtrace */
+}
+
 static const struct ktest_case rcu_cases[] = {
 	KTEST(callbacks_run_in_a_softirq_with_interrupts_on),
 	KTEST(a_flood_goes_on_to_ksoftirqd),
@@ -810,6 +867,7 @@ static const struct ktest_case rcu_cases[] = {
 	KTEST(cond_resched_is_a_quiescent_state_under_fqs),
 	KTEST(fqs_passes_stop_at_the_time_budget),
 	KTEST(synchronize_rcu_returns_and_barrier_flushes),
+	KTEST(a_stalled_grace_period_names_the_cpu_holding_it),
 	KTEST(reader_holds_up_the_callback),
 	KTEST(synchronize_rcu_waits_for_an_older_reader),
 	KTEST(late_callback_waits_for_a_whole_grace_period),
@@ -863,6 +921,7 @@ static void count_hits_enfile_against_a_hog(struct ktest *t)
 
 	EXPECT_GE(t, r.enfile_at, 0);
 	EXPECT_LE(t, (u64)r.enfile_at, 2 * vfs_max_files());
+	EXPECT_TRUE(t, cpumask_test(&r.owing_at_enfile, nr_cpus - 1));  /* the storm line names the hog */
 }
 
 /*
