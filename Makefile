@@ -16,7 +16,8 @@
 #   make deps         install the Debian packages the others need
 #
 # Variables: TOPO (tests/topologies/<name>.topo), FIRMWARE=bios|uefi,
-# ACCEL=tcg|kvm, ARGS="kernel command line", CROSS_COMPILE=, CC=.
+# ACCEL=tcg|kvm, ARGS="kernel command line", CROSS_COMPILE=, CC=,
+# C=1|2 (sparse, as Linux's kbuild runs it), CHECK=.
 
 TOPO     ?= story
 FIRMWARE ?=
@@ -80,7 +81,22 @@ LAB_C      := $(wildcard lab/*.c tests/kernel/*.c)
 LAB_ASM    := $(wildcard lab/*.asm tests/kernel/*.asm)
 LAB_OBJ    := $(LAB_C:%.c=$(B)/%.o) $(LAB_ASM:%.asm=$(B)/%.asm.o)
 KERNEL_OBJ := $(CORE_OBJ) $(LAB_OBJ)
-$(LAB_OBJ): CFLAGS += -iquote lab
+$(LAB_OBJ) $(LAB_C:%.c=$(B)/%.o.check): private CFLAGS += -iquote lab
+
+# Sparse, Linux's checker, as kbuild runs it: make C=1 checks each C file
+# of the kernel, the lab and the in-kernel tests that is compiled, before
+# compiling it; make C=2 checks every one of them, compiled or not. Its
+# flags are the compiler's that sparse reads (sparse knows no -iquote: the
+# folders become -I), and -Wsparse-error makes any warning fail the build.
+# __CHECKER__, which sparse defines, turns on include/types.h's
+# annotations: __iomem, __rcu, __acquires() and the others.
+CHECK ?= sparse
+CHECKFLAGS = $(filter -std=% -ffreestanding -I% -D%,$(subst -iquote ,-I,$(CFLAGS))) \
+	-D__x86_64__ -m64 -Wsparse-error
+define check_c
+	$(quiet) CHECK $<
+	$(Q)$(CHECK) $(CHECKFLAGS) $<
+endef
 
 # Pure modules that also build for the host, and their unit tests.
 # One name a line: a new module is one more line. A name that is no file
@@ -117,10 +133,19 @@ iso: $(B)/testbed.iso
 
 # --- kernel -----------------------------------------------------------------
 
-$(B)/%.o: %.c
+$(B)/%.o: %.c $(if $(filter 1 2,$(C)),| deps) $(if $(filter 2,$(C)),$(B)/%.o.check)
 	@mkdir -p $(dir $@)
+	$(if $(filter 1,$(C)),$(check_c))
 	$(quiet) CC $<
 	$(Q)$(CC) $(CFLAGS) -c $< -o $@
+
+# make C=2: a check per object, no file made, so it runs whether the object
+# is remade or not (order-only above: a check never makes one out of date).
+# A static pattern rule: its targets are named, so make does not take them
+# for intermediate files, which it would skip for an object up to date.
+$(patsubst %.c,$(B)/%.o.check,$(CORE_C) $(LAB_C)): $(B)/%.o.check: %.c FORCE
+	$(check_c)
+FORCE:                  # no file, no recipe: always remade, as kbuild's FORCE
 
 $(B)/%.asm.o: %.asm | deps
 	@mkdir -p $(dir $@)
@@ -326,6 +351,7 @@ DEPS := \
 	gdb:gdb \
 	clang:clang \
 	zbarimg:zbar-tools \
+	sparse:sparse \
 	$(if $(CROSS_COMPILE),$(CROSS_COMPILE)gcc:gcc-x86-64-linux-gnu \
 		$(CROSS_COMPILE)ld:binutils-x86-64-linux-gnu)
 

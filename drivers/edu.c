@@ -13,6 +13,7 @@
 #include "edu.h"
 #include "apic.h"
 #include "cmdline.h"
+#include "io.h"
 #include "percpu.h"
 #include "printk.h"
 #include "sched.h"
@@ -67,22 +68,22 @@ static void bus_master(struct edu *e, bool on)
 
 u32 edu_read32(struct edu *e, u32 reg)
 {
-	return *(volatile u32 *)(e->mmio + reg);
+	return readl(e->mmio + reg);
 }
 
 void edu_write32(struct edu *e, u32 reg, u32 v)
 {
-	*(volatile u32 *)(e->mmio + reg) = v;
+	writel(v, e->mmio + reg);
 }
 
 static void edu_write64(struct edu *e, u32 reg, u64 v)
 {
-	*(volatile u64 *)(e->mmio + reg) = v;
+	writeq(v, e->mmio + reg);
 }
 
 static u64 edu_read64(struct edu *e, u32 reg)
 {
-	return *(volatile u64 *)(e->mmio + reg);
+	return readq(e->mmio + reg);
 }
 
 static void edu_interrupt(struct trap_frame *f)

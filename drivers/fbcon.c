@@ -52,6 +52,7 @@
 #include "cmdline.h"
 #include "font.h"
 #include "format.h"
+#include "io.h"
 #include "kstring.h"
 #include "logview.h"
 #include "param.h"
@@ -67,7 +68,7 @@
 #define WRAP_INDENT 17          /* a wrapped line goes on past its timestamp, two further in */
 
 static struct mb2_framebuffer fb;
-static u8 *vram;
+static u8 __iomem *vram;        /* the framebuffer: device memory, as Linux's screen_base */
 static u32 bytes_pp;
 static u32 cols, rows, cur_col, cur_row;
 static u32 fg, bg;
@@ -101,12 +102,16 @@ static u32 pack(u32 rgb)
 	       (b >> (8 - fb.blue_size)) << fb.blue_pos;
 }
 
-static void put_pixel(u8 *p, u32 value)
+static void put_pixel(u8 __iomem *p, u32 value)
 {
 	switch (bytes_pp) {
-	case 4: *(volatile u32 *)p = value; break;
-	case 3: p[0] = value; p[1] = value >> 8; p[2] = value >> 16; break;
-	case 2: *(volatile u16 *)p = (u16)value; break;
+	case 4: writel(value, p); break;
+	case 3:
+		writeb((u8)value, p);
+		writeb((u8)(value >> 8), p + 1);
+		writeb((u8)(value >> 16), p + 2);
+		break;
+	case 2: writew((u16)value, p); break;
 	}
 }
 
@@ -115,23 +120,23 @@ void fbcon_draw_cell(u32 col, u32 row, char c)
 	if (!active || col >= cols || row >= rows)
 		return;
 	if (text_mode) {
-		volatile u16 *cell = (volatile u16 *)(vram + row * fb.pitch) + col;
-		*cell = (u16)VGA_TEXT_ATTR << 8 | (u8)c;
+		u16 __iomem *cell = (u16 __iomem *)(vram + row * fb.pitch) + col;
+		writew((u16)VGA_TEXT_ATTR << 8 | (u8)c, cell);
 		return;
 	}
 	if ((col + 1) * FONT_WIDTH > qr_left && row * FONT_HEIGHT < qr_bottom)
 		return;         /* under the QR code */
 	const u8 *glyph = font_glyph((unsigned char)c);
-	u8 *line = vram + (u64)row * FONT_HEIGHT * fb.pitch + (u64)col * FONT_WIDTH * bytes_pp;
+	u8 __iomem *line = vram + (u64)row * FONT_HEIGHT * fb.pitch + (u64)col * FONT_WIDTH * bytes_pp;
 	if (pixel_pairs_ok) {   /* 32 bpp: two pixels a store, four stores a glyph row */
 		for (u32 y = 0; y < FONT_HEIGHT; y++, line += fb.pitch) {
-			volatile u64 *p = (volatile u64 *)line;
+			u64 __iomem *p = (u64 __iomem *)line;
 			u32 bits = glyph[y];
 
-			p[0] = pixel_pairs[bits >> 6 & 3];
-			p[1] = pixel_pairs[bits >> 4 & 3];
-			p[2] = pixel_pairs[bits >> 2 & 3];
-			p[3] = pixel_pairs[bits & 3];
+			writeq(pixel_pairs[bits >> 6 & 3], &p[0]);
+			writeq(pixel_pairs[bits >> 4 & 3], &p[1]);
+			writeq(pixel_pairs[bits >> 2 & 3], &p[2]);
+			writeq(pixel_pairs[bits & 3], &p[3]);
 		}
 		return;
 	}
@@ -142,15 +147,15 @@ void fbcon_draw_cell(u32 col, u32 row, char c)
 
 u32 fbcon_read_pixel(u32 x, u32 y)
 {
-	u8 *p;
+	u8 __iomem *p;
 
 	if (!active || text_mode || x >= fb.width || y >= fb.height)
 		return 0;
 	p = vram + (u64)y * fb.pitch + (u64)x * bytes_pp;
 	switch (bytes_pp) {
-	case 4: return *(volatile u32 *)p;
-	case 3: return p[0] | p[1] << 8 | p[2] << 16;
-	default: return *(volatile u16 *)p;
+	case 4: return readl(p);
+	case 3: return readb(p) | readb(p + 1) << 8 | readb(p + 2) << 16;
+	default: return readw(p);
 	}
 }
 
@@ -412,7 +417,7 @@ bool fbcon_draw_qr(const struct qr_code *qr)
 	qr_left = x0;           /* first: text printed from now on keeps out */
 	qr_bottom = modules * scale;
 	for (u32 y = 0; y < modules * scale; y++) {
-		u8 *line = vram + (u64)y * fb.pitch + (u64)x0 * bytes_pp;
+		u8 __iomem *line = vram + (u64)y * fb.pitch + (u64)x0 * bytes_pp;
 		for (u32 x = 0; x < modules * scale; x++)
 			put_pixel(line + x * bytes_pp,
 				  qr_dark(qr, (int)(x / scale) - QR_QUIET, (int)(y / scale) - QR_QUIET)

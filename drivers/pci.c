@@ -7,6 +7,7 @@
  *   - a BAR is sized with decoding off (command register), then restored;
  *   - MMIO is reached only through pci_map_bar() (ioremap, uncached): OVMF
  *     puts 64-bit BARs far above RAM, where nothing is mapped by default;
+ *     its registers, and ECAM's, only with readl() and its kind (io.h);
  *   - pci_devs[] is filled once, at boot, and never changes after.
  */
 #include "pci.h"
@@ -14,6 +15,7 @@
 #include "acpi.h"
 #include "apic.h"
 #include "format.h"
+#include "io.h"
 #include "kstring.h"
 #include "numa.h"
 #include "percpu.h"
@@ -33,12 +35,12 @@
 static struct pci_dev pci_devs[PCI_MAX_DEVICES];
 static u32 pci_ndevs;
 static struct spinlock cf8_lock = SPINLOCK_INIT("pci cf8");
-static u8 *ecam;                /* segment 0's window, buses bus_start..bus_end */
+static u8 __iomem *ecam;        /* segment 0's window, buses bus_start..bus_end */
 static u8 ecam_bus_start, ecam_bus_end;
 
 /* --- configuration space ----------------------------------------------------- */
 
-static volatile u8 *ecam_addr(u8 bus, u8 slot, u8 fn, u32 off)
+static u8 __iomem *ecam_addr(u8 bus, u8 slot, u8 fn, u32 off)
 {
 	if (!ecam || bus < ecam_bus_start || bus > ecam_bus_end)
 		return NULL;
@@ -54,10 +56,10 @@ static volatile u8 *ecam_addr(u8 bus, u8 slot, u8 fn, u32 off)
  */
 static u32 config_read(const struct pci_dev *d, u32 off, u32 size)
 {
-	volatile u8 *p = ecam_addr(d->bus, d->slot, d->fn, off);
+	u8 __iomem *p = ecam_addr(d->bus, d->slot, d->fn, off);
 
 	if (p)
-		return size == 1 ? *p : size == 2 ? *(volatile u16 *)p : *(volatile u32 *)p;
+		return size == 1 ? readb(p) : size == 2 ? readw(p) : readl(p);
 	if (off >= 256)
 		return ~0u >> (32 - 8 * size);
 	spin_lock(&cf8_lock);
@@ -71,15 +73,15 @@ static u32 config_read(const struct pci_dev *d, u32 off, u32 size)
 
 static void config_write(const struct pci_dev *d, u32 off, u32 size, u32 v)
 {
-	volatile u8 *p = ecam_addr(d->bus, d->slot, d->fn, off);
+	u8 __iomem *p = ecam_addr(d->bus, d->slot, d->fn, off);
 
 	if (p) {
 		if (size == 1)
-			*p = (u8)v;
+			writeb((u8)v, p);
 		else if (size == 2)
-			*(volatile u16 *)p = (u16)v;
+			writew((u16)v, p);
 		else
-			*(volatile u32 *)p = v;
+			writel(v, p);
 		return;
 	}
 	if (off >= 256)
@@ -353,7 +355,7 @@ struct pci_dev *pci_dev_at(u32 index)
 	return index < pci_ndevs ? &pci_devs[index] : NULL;
 }
 
-void *pci_map_bar(struct pci_dev *d, int bar)
+void __iomem *pci_map_bar(struct pci_dev *d, int bar)
 {
 	struct pci_bar *b = bar >= 0 && bar < 6 ? &d->bar[bar] : NULL;
 
@@ -435,16 +437,16 @@ bool pci_enable_msix(struct pci_dev *d, u32 entry, u8 vector, u32 cpu)
 			d->name, nentries, bir, offset);
 		return false;
 	}
-	u8 *bar = pci_map_bar(d, (int)bir);
+	u8 __iomem *bar = pci_map_bar(d, (int)bir);
 	if (!bar)
 		return false;
 	msi_off(d);                             /* never both (PCI 3.0, 6.8) */
-	volatile u32 *e = (volatile u32 *)(bar + offset + 16 * entry);
-	e[3] = 1;                               /* masked while it is written */
-	e[0] = msi_address(cpu);
-	e[1] = 0;
-	e[2] = vector;
-	e[3] = 0;
+	u32 __iomem *e = (u32 __iomem *)(bar + offset + 16 * entry);
+	writel(1, &e[3]);                       /* masked while it is written */
+	writel(msi_address(cpu), &e[0]);
+	writel(0, &e[1]);
+	writel(vector, &e[2]);
+	writel(0, &e[3]);
 	pci_write16(d, cap + 2u, (u16)((ctrl & ~MSIX_CTRL_MASKALL) | MSIX_CTRL_ENABLE));
 	return true;
 }

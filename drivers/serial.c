@@ -43,6 +43,7 @@
 #include "serial.h"
 #include "acpi.h"
 #include "cmdline.h"
+#include "io.h"
 #include "format.h"
 #include "param.h"
 #include "printk.h"
@@ -72,7 +73,7 @@
 struct uart {
 	bool mmio;
 	u16 port;               /* I/O space: the base port */
-	volatile u8 *regs;      /* memory space: the mapped base */
+	u8 __iomem *regs;       /* memory space: the mapped base */
 	u8 stride;              /* bytes between registers */
 	u8 access;              /* bytes per access: 1, 2 or 4 */
 	bool present;
@@ -90,12 +91,12 @@ static u8 reg_in(const struct uart *u, u32 reg)
 {
 	if (!u->mmio)
 		return inb((u16)(u->port + reg));
-	volatile u8 *p = u->regs + reg * u->stride;
+	u8 __iomem *p = u->regs + reg * u->stride;
 	if (u->access == 4)
-		return (u8)*(volatile u32 *)p;
+		return (u8)readl(p);
 	if (u->access == 2)
-		return (u8)*(volatile u16 *)p;
-	return *p;
+		return (u8)readw(p);
+	return readb(p);
 }
 
 static void reg_out(const struct uart *u, u32 reg, u8 v)
@@ -104,13 +105,13 @@ static void reg_out(const struct uart *u, u32 reg, u8 v)
 		outb((u16)(u->port + reg), v);
 		return;
 	}
-	volatile u8 *p = u->regs + reg * u->stride;
+	u8 __iomem *p = u->regs + reg * u->stride;
 	if (u->access == 4)
-		*(volatile u32 *)p = v;
+		writel(v, p);
 	else if (u->access == 2)
-		*(volatile u16 *)p = v;
+		writew(v, p);
 	else
-		*p = v;
+		writeb(v, p);
 }
 
 static struct serial_stats stats;

@@ -12,6 +12,7 @@
  */
 #include "virtio.h"
 #include "errno.h"
+#include "io.h"
 #include "kstring.h"
 #include "printk.h"
 #include "time.h"
@@ -48,20 +49,20 @@
 
 #define RESET_TIMEOUT_NS (1000UL * 1000 * 1000)
 
-static u8 rd8(volatile u8 *base, u32 off) { return *(volatile u8 *)(base + off); }
-static u16 rd16(volatile u8 *base, u32 off) { return *(volatile u16 *)(base + off); }
-static u32 rd32(volatile u8 *base, u32 off) { return *(volatile u32 *)(base + off); }
-static void wr8(volatile u8 *base, u32 off, u8 v) { *(volatile u8 *)(base + off) = v; }
-static void wr16(volatile u8 *base, u32 off, u16 v) { *(volatile u16 *)(base + off) = v; }
-static void wr32(volatile u8 *base, u32 off, u32 v) { *(volatile u32 *)(base + off) = v; }
-static void wr64(volatile u8 *base, u32 off, u64 v)
+static u8 rd8(u8 __iomem *base, u32 off) { return readb(base + off); }
+static u16 rd16(u8 __iomem *base, u32 off) { return readw(base + off); }
+static u32 rd32(u8 __iomem *base, u32 off) { return readl(base + off); }
+static void wr8(u8 __iomem *base, u32 off, u8 v) { writeb(v, base + off); }
+static void wr16(u8 __iomem *base, u32 off, u16 v) { writew(v, base + off); }
+static void wr32(u8 __iomem *base, u32 off, u32 v) { writel(v, base + off); }
+static void wr64(u8 __iomem *base, u32 off, u64 v)
 {
 	wr32(base, off, (u32)v);
 	wr32(base, off + 4, (u32)(v >> 32));
 }
 
 /* Map the region a virtio capability describes, *len long; NULL if it does not fit its BAR. */
-static volatile u8 *map_cap(struct pci_dev *d, u8 cap, u32 *len_out)
+static u8 __iomem *map_cap(struct pci_dev *d, u8 cap, u32 *len_out)
 {
 	u8 bar = pci_read8(d, cap + 4u);
 	u32 off = pci_read32(d, cap + 8u), len = pci_read32(d, cap + 12u);
@@ -71,7 +72,7 @@ static volatile u8 *map_cap(struct pci_dev *d, u8 cap, u32 *len_out)
 		pr_warn("virtio: %s: capability at 0x%x points outside BAR%u\n", d->name, cap, bar);
 		return NULL;
 	}
-	u8 *base = pci_map_bar(d, bar);
+	u8 __iomem *base = pci_map_bar(d, bar);
 	return base ? base + off : NULL;
 }
 
@@ -80,10 +81,10 @@ bool virtio_pci_probe(struct virtio_dev *vd, struct pci_dev *d)
 	*vd = (struct virtio_dev){ .pci = d, .vector = -1 };
 	for (u8 cap = pci_find_cap(d, PCI_CAP_VENDOR, 0); cap; cap = pci_find_cap(d, PCI_CAP_VENDOR, cap)) {
 		u8 type = pci_read8(d, cap + 3u);
-		volatile u8 **slot = type == VIRTIO_PCI_CAP_COMMON ? &vd->common :
-				     type == VIRTIO_PCI_CAP_NOTIFY ? &vd->notify_base :
-				     type == VIRTIO_PCI_CAP_ISR ? &vd->isr :
-				     type == VIRTIO_PCI_CAP_DEVICE ? &vd->device_cfg : NULL;
+		u8 __iomem **slot = type == VIRTIO_PCI_CAP_COMMON ? &vd->common :
+				    type == VIRTIO_PCI_CAP_NOTIFY ? &vd->notify_base :
+				    type == VIRTIO_PCI_CAP_ISR ? &vd->isr :
+				    type == VIRTIO_PCI_CAP_DEVICE ? &vd->device_cfg : NULL;
 		if (!slot || *slot)
 			continue;               /* the first of each type is the one to use */
 		u32 len;
@@ -220,7 +221,7 @@ bool virtio_setup_queue(struct virtio_dev *vd, struct virtq *vq, u16 index, u16 
 		vq->mem = NULL;
 		return false;
 	}
-	vq->notify = (volatile u16 *)(vd->notify_base + doorbell);
+	vq->notify = (u16 __iomem *)(vd->notify_base + doorbell);
 	wr16(vd->common, COMMON_Q_ENABLE, 1);
 	return true;
 }
@@ -264,6 +265,6 @@ bool virtqueue_kick(struct virtio_dev *vd, struct virtq *vq)
 	(void)vd;
 	if (!virtq_kick_prepare(&vq->ring))     /* its barrier orders the index before the doorbell */
 		return false;
-	*vq->notify = vq->index;
+	writew(vq->index, vq->notify);
 	return true;
 }

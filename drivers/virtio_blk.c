@@ -33,6 +33,7 @@
 #include "virtio_blk.h"
 #include "apic.h"
 #include "dma_debug.h"
+#include "io.h"
 #include "format.h"
 #include "errno.h"
 #include "kstring.h"
@@ -155,8 +156,7 @@ static bool setup(struct virtio_blk *vb)
 	u8 generation;
 	do {            /* the two halves of one capacity, not of two (virtio 1.1, 4.1.4.3.1) */
 		generation = virtio_config_generation(vd);
-		vb->capacity = *(volatile u32 *)vd->device_cfg |
-			       (u64)*(volatile u32 *)(vd->device_cfg + 4) << 32;
+		vb->capacity = readl(vd->device_cfg) | (u64)readl(vd->device_cfg + 4) << 32;
 	} while (generation != virtio_config_generation(vd));
 	virtio_driver_ok(vd);
 	return true;

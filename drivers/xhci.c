@@ -36,6 +36,7 @@
  */
 #include "xhci.h"
 #include "cmdline.h"
+#include "io.h"
 #include "kstring.h"
 #include "pci.h"
 #include "printk.h"
@@ -119,18 +120,18 @@ static u32 ndevices;
 
 /* --- registers ---------------------------------------------------------------- */
 
-static u32 rd(volatile u8 *base, u32 off)
+static u32 rd(u8 __iomem *base, u32 off)
 {
-	return *(volatile u32 *)(base + off);
+	return readl(base + off);
 }
 
-static void wr(volatile u8 *base, u32 off, u32 v)
+static void wr(u8 __iomem *base, u32 off, u32 v)
 {
-	*(volatile u32 *)(base + off) = v;
+	writel(v, base + off);
 }
 
 /* 64-bit registers as two dword writes, low first (5.1: controllers without AC64 may not take qwords). */
-static void wr64(volatile u8 *base, u32 off, u64 v)
+static void wr64(u8 __iomem *base, u32 off, u64 v)
 {
 	wr(base, off, (u32)v);
 	wr(base, off + 4, (u32)(v >> 32));
@@ -144,11 +145,11 @@ u32 xhci_portsc(const struct xhci *hc, u32 port)
 static void ring_doorbell(struct xhci *hc, u32 slot, u32 target)
 {
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);        /* the TRBs are in memory before the doorbell */
-	hc->db[slot] = target;
+	writel(target, &hc->db[slot]);
 }
 
 /* Wait until (reg & mask) == want, at most timeout_ns; false if it never did. */
-static bool wait_reg(volatile u8 *base, u32 off, u32 mask, u32 want, u64 timeout_ns)
+static bool wait_reg(u8 __iomem *base, u32 off, u32 mask, u32 want, u64 timeout_ns)
 {
 	u64 deadline = ktime_ns() + timeout_ns;
 
@@ -524,14 +525,14 @@ static bool extended_caps(struct xhci *hc)
 		u32 v = rd(hc->cap, off);
 		u32 id = v & 0xff;
 		if (id == XCAP_LEGACY && (v & LEGACY_BIOS)) {
-			*(volatile u8 *)(hc->cap + off + 3) = 1;        /* HC OS Owned Semaphore */
+			writeb(1, hc->cap + off + 3);                   /* HC OS Owned Semaphore */
 			if (wait_reg(hc->cap, off, LEGACY_BIOS, 0, HANDOFF_TIMEOUT_NS)) {
 				pr_info("xhci: %s: taken over from the firmware\n", hc->pci->name);
 			} else {
 				/* as Linux's quirk_usb_handoff_xhci(): a firmware that does not answer is broken */
 				pr_warn("xhci: %s: the firmware kept BIOS Owned for 1 s; taking the "
 					"controller anyway\n", hc->pci->name);
-				*(volatile u8 *)(hc->cap + off + 2) = 0;        /* BIOS Owned off */
+				writeb(0, hc->cap + off + 2);                   /* BIOS Owned off */
 			}
 		}
 		if (id == XCAP_LEGACY) {
@@ -656,7 +657,7 @@ static bool start(struct xhci *hc, struct pci_dev *d)
 	hc->version = (u16)(cap0 >> 16);
 	hc->op = hc->cap + (cap0 & 0xff);
 	hc->rt = hc->cap + (rd(hc->cap, CAP_RTSOFF) & ~0x1fu);
-	hc->db = (volatile u32 *)(hc->cap + (rd(hc->cap, CAP_DBOFF) & ~0x3u));
+	hc->db = (u32 __iomem *)(hc->cap + (rd(hc->cap, CAP_DBOFF) & ~0x3u));
 	hc->hcsparams1 = rd(hc->cap, CAP_HCSPARAMS1);
 	hc->hcsparams2 = rd(hc->cap, CAP_HCSPARAMS2);
 	hc->hccparams1 = rd(hc->cap, CAP_HCCPARAMS1);

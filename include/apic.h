@@ -73,7 +73,7 @@ void apic_timer_deadline(u64 tsc);      /* TSC-deadline mode, when the CPU has i
 
 /* One I/O APIC as apic_init() found it. */
 struct ioapic {
-	volatile u32 *regs;     /* IOREGSEL at +0x00, IOWIN at +0x10 */
+	u32 __iomem *regs;      /* IOREGSEL at +0x00, IOWIN at +0x10 */
 	u8 id;
 	u8 version;             /* version register bits 0-7 */
 	u32 gsi_base;           /* its pin n is GSI gsi_base + n */

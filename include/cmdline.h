@@ -26,6 +26,7 @@
 #ifndef CMDLINE_H
 #define CMDLINE_H
 
+#include "param.h"
 #include "types.h"
 
 enum param_type {
@@ -85,5 +86,8 @@ bool parse_u64(const char *s, size_t len, bool allow_suffix, u64 *out, const cha
 
 /* The kernel's parameters, from the params section. */
 extern const struct param __start_params[], __stop_params[];
+
+/* This boot's whole command line, GRUB's and fw_cfg's joined (kernel/main.c). */
+extern char kernel_cmdline[CMDLINE_MAX];
 
 #endif

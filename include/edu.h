@@ -28,7 +28,7 @@
 
 struct edu {
 	struct pci_dev *pci;
-	volatile u8 *mmio;
+	u8 __iomem *mmio;               /* BAR 0, read and written by edu_read32() and edu_write32() */
 	int vector;                     /* MSI vector, -1 if polling */
 	u32 irqs;                       /* interrupts taken */
 	u32 last_irq_status;

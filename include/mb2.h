@@ -120,6 +120,13 @@ int mb2_parse(const void *buf, size_t avail, struct boot_info *bi);
 
 extern struct boot_info boot_info;      /* this boot's (kernel/main.c) */
 
+/*
+ * The kernel's C entry (kernel/main.c), called from boot/boot.asm on the
+ * boot stack with GRUB's EAX (MB2_BOOTLOADER_MAGIC) and the information's
+ * physical address.
+ */
+void kernel_main(u64 magic, u64 info_phys);
+
 /* Entry i of the memory-map tag (0 <= i < bi->mmap_count). */
 struct mb2_mmap_entry mb2_mmap_entry(const struct boot_info *bi, u32 i);
 

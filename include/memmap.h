@@ -63,4 +63,7 @@ void memmap_print_as(const struct memmap *map, const char *label);
 /* Sum of the usable ranges, in bytes. */
 u64 memmap_usable_bytes(const struct memmap *map);
 
+/* This boot's map, sanitized (kernel/main.c fills it from the boot information). */
+extern struct memmap boot_memmap;
+
 #endif

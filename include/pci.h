@@ -53,7 +53,7 @@ struct pci_config_ops {
 struct pci_bar {
 	u64 base, size;         /* size 0: not implemented */
 	bool io, is64, prefetch;
-	void *va;               /* pci_map_bar(): mapped uncached */
+	void __iomem *va;       /* pci_map_bar(): mapped uncached */
 };
 
 struct pci_dev {
@@ -88,8 +88,11 @@ void pci_write8(const struct pci_dev *d, u32 off, u8 v);
 /* The next capability with this ID after offset from (0: the first); 0 if none. */
 u8 pci_find_cap(const struct pci_dev *d, u8 id, u8 from);
 
-/* Map a memory BAR uncached; NULL (said) if it is absent, I/O, or cannot be mapped. */
-void *pci_map_bar(struct pci_dev *d, int bar);
+/*
+ * Map a memory BAR uncached; NULL (said) if it is absent, I/O, or cannot be
+ * mapped. Its registers are read and written with readl() and its kind (io.h).
+ */
+void __iomem *pci_map_bar(struct pci_dev *d, int bar);
 
 /* Memory decoding and bus mastering on (and INTx off when msi is true). */
 void pci_enable(struct pci_dev *d, bool msi);

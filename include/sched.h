@@ -49,7 +49,7 @@ struct thread {
 	u64 stack_top;                  /* vm_alloc_stack(); 0 for the boot thread */
 	u32 tid;
 	char name[24];
-	enum thread_state state;
+	u32 state;                      /* an enum thread_state; a u32 to load atomically, as Linux's __state */
 	bool on_cpu;                    /* some CPU is running it, or still switching away */
 	u32 cpu;                        /* run queue it belongs to */
 	struct cpumask affinity;        /* CPUs it may run on */
@@ -110,6 +110,13 @@ void sched_tick(bool user);
 
 /* Called on interrupt exit: switch if the interrupted code may be preempted. */
 void sched_preempt_irq(void);
+
+/*
+ * A new thread's first C code, called from thread_entry in kernel/switch.asm:
+ * it still holds its CPU's run-queue lock, taken by the schedule() that
+ * switched to it, and lets go of it first, as Linux's schedule_tail().
+ */
+void sched_thread_start(void) __releases(rq->lock);
 
 /*
  * Blocking, the base of wait queues: with interrupts off, set the current

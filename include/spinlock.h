@@ -56,7 +56,7 @@ static inline void lock_preempt_on(void) { }
 static inline s32 lock_cpu(void) { return 0; }
 #endif
 
-static inline void spin_lock(struct spinlock *l)
+static inline void spin_lock(struct spinlock *l) __acquires(l)
 {
 	lock_preempt_off();
 	if (SPINLOCK_DEBUG && l->holder == lock_cpu() && l->owner != l->next)
@@ -66,10 +66,16 @@ static inline void spin_lock(struct spinlock *l)
 	while (__atomic_load_n(&l->owner, __ATOMIC_ACQUIRE) != ticket)
 		cpu_relax();
 	l->holder = lock_cpu();
+	__acquire(l);
 }
 
-/* Take the lock only if nobody holds or waits for it. */
-static inline bool spin_trylock(struct spinlock *l)
+/*
+ * Take the lock only if nobody holds or waits for it: true if taken.
+ * spin_trylock() wraps it in __cond_lock() (include/types.h), as 2.6.14's
+ * did around _spin_trylock(), so that sparse counts the lock held where the
+ * caller's test is true and only there.
+ */
+static inline bool _spin_trylock(struct spinlock *l)
 {
 	u16 owner = __atomic_load_n(&l->owner, __ATOMIC_RELAXED);
 	u16 expected = owner;
@@ -83,9 +89,11 @@ static inline bool spin_trylock(struct spinlock *l)
 	l->holder = lock_cpu();
 	return true;
 }
+#define spin_trylock(l) __cond_lock(l, _spin_trylock(l))
 
-static inline void spin_unlock(struct spinlock *l)
+static inline void spin_unlock(struct spinlock *l) __releases(l)
 {
+	__release(l);
 	l->holder = -1;
 	__atomic_store_n(&l->owner, (u16)(l->owner + 1), __ATOMIC_RELEASE);
 	lock_preempt_on();
@@ -97,7 +105,7 @@ static inline bool spin_is_locked(struct spinlock *l)
 	       __atomic_load_n(&l->next, __ATOMIC_RELAXED);
 }
 
-static inline u64 spin_lock_irqsave(struct spinlock *l)
+static inline u64 spin_lock_irqsave(struct spinlock *l) __acquires(l)
 {
 	u64 flags = irq_save();
 
@@ -105,7 +113,7 @@ static inline u64 spin_lock_irqsave(struct spinlock *l)
 	return flags;
 }
 
-static inline void spin_unlock_irqrestore(struct spinlock *l, u64 flags)
+static inline void spin_unlock_irqrestore(struct spinlock *l, u64 flags) __releases(l)
 {
 	spin_unlock(l);
 	irq_restore(flags);

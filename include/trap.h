@@ -94,6 +94,9 @@ bool fault_catch(void (*fn)(void *), void *arg, struct fault_info *info);
 /* Print the frame's registers and backtrace, then stop the machine. */
 void __noreturn trap_panic(struct trap_frame *f);
 
+/* Every vector's C entry, called from kernel/entry.asm's stubs with the frame they built. */
+void trap_dispatch(struct trap_frame *f);
+
 /*
  * NMIs that came in unasked (not smp_stop_others()'s): counted per CPU by
  * the handler, reported by that CPU's next tick with trap_report_nmis().

@@ -47,11 +47,6 @@ typedef long long s64;
 #define __printf(a, b) __attribute__((format(printf, a, b)))
 #define __noreturn __attribute__((noreturn))
 /*
- * The storm's and the benchmarks' per-iteration path (__hot: .text.hot,
- * first in the kernel's text) and its per-batch slow paths (__hot_batch:
- * out of line, right after it). linker.ld says why.
- */
-/*
  * One load or one store that the compiler may neither split, merge, repeat
  * nor drop, for data another CPU or an interrupt may change under it
  * (Linux's READ_ONCE and WRITE_ONCE). The ordering is the CPU's own; x86
@@ -60,6 +55,43 @@ typedef long long s64;
 #define READ_ONCE(x)     __atomic_load_n(&(x), __ATOMIC_RELAXED)
 #define WRITE_ONCE(x, v) __atomic_store_n(&(x), (v), __ATOMIC_RELAXED)
 
+/*
+ * What sparse (make C=1) checks, and nothing to the compiler: pointers into
+ * another address space, which code must not dereference directly (__rcu:
+ * through rcu_dereference(); __iomem: through readl() and its kind), and
+ * the locks a function takes, drops or needs held (__acquires,
+ * __releases, __must_hold). __force marks a cast that leaves one on purpose.
+ * __cond_lock(x, c) is a trylock's result c, with x held where it is true
+ * (Linux's spin_trylock() is one): its two constants let sparse follow each
+ * branch of the caller's test with the right count.
+ */
+#ifdef __CHECKER__
+#define __rcu           __attribute__((noderef, address_space(__rcu)))
+#define __iomem         __attribute__((noderef, address_space(__iomem)))
+#define __force         __attribute__((force))
+#define __acquires(x)   __attribute__((context(x, 0, 1)))
+#define __releases(x)   __attribute__((context(x, 1, 0)))
+#define __must_hold(x)  __attribute__((context(x, 1, 1)))
+#define __acquire(x)    __context__(x, 1)       /* in a lock's own code: now held */
+#define __release(x)    __context__(x, -1)
+#define __cond_lock(x, c) ((c) ? ({ __acquire(x); 1; }) : 0)
+#else
+#define __rcu
+#define __iomem
+#define __force
+#define __acquires(x)
+#define __releases(x)
+#define __must_hold(x)
+#define __acquire(x)    (void)0
+#define __release(x)    (void)0
+#define __cond_lock(x, c) (c)
+#endif
+
+/*
+ * The storm's and the benchmarks' per-iteration path (__hot: .text.hot,
+ * first in the kernel's text) and its per-batch slow paths (__hot_batch:
+ * out of line, right after it). linker.ld says why.
+ */
 #define __hot __attribute__((hot))
 #define __hot_batch __attribute__((hot, noinline, section(".text.hot.batch")))
 

@@ -44,12 +44,12 @@ struct virtq {
 	dma_addr_t desc_dma, avail_dma, used_dma;
 	void *mem;                      /* the coherent allocation holding the rings */
 	u64 mem_size;
-	volatile u16 *notify;           /* this queue's doorbell */
+	u16 __iomem *notify;            /* this queue's doorbell */
 };
 
 struct virtio_dev {
 	struct pci_dev *pci;
-	volatile u8 *common, *isr, *device_cfg, *notify_base;
+	u8 __iomem *common, *isr, *device_cfg, *notify_base;   /* the capabilities' registers */
 	u32 notify_mult;
 	u32 notify_len;                 /* the notify capability's length: doorbells must lie inside */
 	u64 offered;                    /* what the device offered */

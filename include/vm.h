@@ -94,18 +94,22 @@ void vm_init(const struct memmap *map);
  * Map device memory [pa, pa + size) into the direct map with the given
  * cache type and return its virtual address, or NULL (with a message) if it
  * cannot be mapped. Already-mapped pages with the same type are left alone.
- * RAM (what vm_init() mapped write-back) is refused any other type.
+ * RAM (what vm_init() mapped write-back) is refused any other type. The
+ * address is __iomem: registers are read and written with readl() and
+ * writel() and their kind (include/io.h), never dereferenced.
  */
-void *ioremap(u64 pa, u64 size, enum vm_cache cache);
+void __iomem *ioremap(u64 pa, u64 size, enum vm_cache cache);
 
 /* Whether [base, end) overlaps the usable RAM or the image vm_init() direct-mapped write-back. */
 bool vm_range_is_ram(u64 base, u64 end);
 
-/* Firmware data outside RAM (ACPI tables in "reserved" ranges): write-back. */
-static inline void *memremap(u64 pa, u64 size)
-{
-	return ioremap(pa, size, VM_WB);
-}
+/*
+ * Firmware data outside RAM (ACPI tables in "reserved" ranges): mapped as
+ * ioremap(pa, size, VM_WB) maps it, but memory, not registers, so a plain
+ * pointer (Linux's memremap(), MEMREMAP_WB). NULL (with a message) if it
+ * cannot be mapped.
+ */
+void *memremap(u64 pa, u64 size);
 
 /*
  * Walk the page tables for va: the physical address it maps to, or

@@ -45,7 +45,9 @@ static inline u64 rdmsr(u32 msr)
 
 static inline void wrmsr(u32 msr, u64 v)
 {
-	__asm__ volatile("wrmsr" : : "c"(msr), "a"((u32)v), "d"((u32)(v >> 32)) : "memory");
+	/* The low half masked, then cast, as Linux's wrmsrl(): no cast that drops a constant's bits. */
+	__asm__ volatile("wrmsr" : : "c"(msr), "a"((u32)(v & 0xffffffff)), "d"((u32)(v >> 32))
+			 : "memory");
 }
 
 static inline void cpuid(u32 leaf, u32 subleaf, u32 *a, u32 *b, u32 *c, u32 *d)

@@ -262,8 +262,8 @@ struct xhci_dma {
 
 struct xhci {
 	struct pci_dev *pci;
-	volatile u8 *cap, *op, *rt;
-	volatile u32 *db;
+	u8 __iomem *cap, *op, *rt;     /* registers: readl() and writel() (io.h) */
+	u32 __iomem *db;
 	u16 version;
 	u32 hcsparams1, hcsparams2, hccparams1;
 	u32 max_slots, nports, ctx_size, nscratch;

@@ -42,6 +42,7 @@
 #include "acpi.h"
 #include "cmdline.h"
 #include "format.h"
+#include "io.h"
 #include "kstring.h"
 #include "time.h"
 #include "x86.h"
@@ -177,7 +178,7 @@ static const u8 *map_table(u64 pa, u32 *len)
 	}
 	h = memremap(pa, n);
 	if (!h) {
-		acpi.nbad++;    /* ioremap has said why */
+		acpi.nbad++;    /* memremap has said why */
 		return NULL;
 	}
 	*len = n;
@@ -593,9 +594,9 @@ void acpi_reboot(void)
 		if (r->space_id == ACPI_GAS_IO)
 			outb((u16)r->address, acpi.fadt.reset_value);
 		else if (r->space_id == ACPI_GAS_MEMORY) {
-			volatile u8 *p = ioremap(r->address, 1, VM_UC);
+			u8 __iomem *p = ioremap(r->address, 1, VM_UC);
 			if (p)
-				*p = acpi.fadt.reset_value;
+				writeb(acpi.fadt.reset_value, p);
 		}
 		udelay(50000);
 	}

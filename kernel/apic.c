@@ -38,6 +38,7 @@
 #include "apic.h"
 #include "acpi.h"
 #include "cpu.h"
+#include "io.h"
 #include "panic.h"
 #include "percpu.h"
 #include "printk.h"
@@ -69,7 +70,7 @@ u64 apic_spurious;
 struct ioapic ioapics[MAX_IOAPICS];
 u32 nr_ioapics;
 
-static volatile u32 *lapic_mmio;        /* xAPIC mode: the register page */
+static u32 __iomem *lapic_mmio;         /* xAPIC mode: the register page */
 static u64 lapic_phys;                  /* xAPIC mode: its physical address */
 static bool lapic_ready;                /* apic_init() has chosen the mode */
 static struct spinlock ioapic_lock = SPINLOCK_INIT("ioapic");
@@ -85,7 +86,7 @@ u32 lapic_read(u32 reg)
 {
 	if (apic_x2apic)
 		return (u32)rdmsr(x2apic_msr(reg));
-	return lapic_mmio[reg / 4];
+	return readl(&lapic_mmio[reg / 4]);
 }
 
 static void lapic_write(u32 reg, u32 v)
@@ -93,7 +94,7 @@ static void lapic_write(u32 reg, u32 v)
 	if (apic_x2apic)
 		wrmsr(x2apic_msr(reg), v);
 	else
-		lapic_mmio[reg / 4] = v;
+		writel(v, &lapic_mmio[reg / 4]);
 }
 
 u32 apic_read_id(void)
@@ -276,14 +277,14 @@ static void pic_disable(void)
 
 static u32 ioapic_read(struct ioapic *io, u32 reg)
 {
-	io->regs[IOAPIC_REGSEL] = reg;
-	return io->regs[IOAPIC_WINDOW];
+	writel(reg, &io->regs[IOAPIC_REGSEL]);
+	return readl(&io->regs[IOAPIC_WINDOW]);
 }
 
 static void ioapic_write(struct ioapic *io, u32 reg, u32 v)
 {
-	io->regs[IOAPIC_REGSEL] = reg;
-	io->regs[IOAPIC_WINDOW] = v;
+	writel(reg, &io->regs[IOAPIC_REGSEL]);
+	writel(v, &io->regs[IOAPIC_WINDOW]);
 }
 
 /*
@@ -545,7 +546,7 @@ bool apic_xapic_page(u64 *va, u64 *pa)
 {
 	if (apic_x2apic || !lapic_mmio)
 		return false;
-	*va = (u64)lapic_mmio;
+	*va = (__force u64)lapic_mmio;   /* an address for the trampoline's assembly */
 	*pa = lapic_phys;
 	return true;
 }

@@ -39,18 +39,19 @@ void iommu_describe(const struct iommu_facts *f, char *buf, size_t size)
 
 #ifndef HOST_TEST
 #include "acpi.h"
+#include "io.h"
 #include "printk.h"
 #include "vm.h"
 
 /* One status register of the unit at base, or ~0 if it cannot be read. */
 static u32 read_status(u64 base, u32 offset)
 {
-	volatile u32 *regs;
+	u32 __iomem *regs;
 
 	if (!base || base >= PHYS_ADDR_MAX || (base & 0xfff))
 		return ~0u;
 	regs = ioremap(base, PAGE_SIZE, VM_UC);
-	return regs ? regs[offset / 4] : ~0u;
+	return regs ? readl(&regs[offset / 4]) : ~0u;
 }
 
 static void count_unit(u64 base, u32 offset, u32 on_bit)

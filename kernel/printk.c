@@ -140,8 +140,12 @@ static void emit(const char *s, size_t n, bool to_consoles)
 		con_put(s, n);
 }
 
-/* Take the printk lock; false if panic mode gave up waiting for it. */
-static bool lock(u64 *flags)
+/*
+ * Take the printk lock; false if panic mode gave up waiting for it. Either
+ * way the caller is in the lock's section until unlock(): sparse counts it
+ * held from here to there, the lockless panic path too.
+ */
+static bool lock(u64 *flags) __acquires(&printk_lock)
 {
 	*flags = irq_save();
 	if (!panic_mode) {
@@ -154,13 +158,16 @@ static bool lock(u64 *flags)
 			return true;
 		cpu_relax();
 	}
+	__acquire(&printk_lock);        /* not taken: unlock() is told so */
 	return false;
 }
 
-static void unlock(u64 flags, bool locked)
+static void unlock(u64 flags, bool locked) __releases(&printk_lock)
 {
 	if (locked)
 		spin_unlock(&printk_lock);
+	else
+		__release(&printk_lock);
 	irq_restore(flags);
 }
 

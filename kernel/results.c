@@ -27,8 +27,6 @@
 #define TESTBED_VERSION "unknown"
 #endif
 
-extern struct memmap boot_memmap;
-
 static char text[RESULTS_MAX];
 static size_t len;
 static int dropped;             /* lines that did not fit */

@@ -152,8 +152,12 @@ static void enqueue_on(u32 cpu, struct thread *t)
 	}
 }
 
-/* Runs in the thread just switched to, still holding its CPU's run-queue lock. */
-static void finish_switch(void)
+/*
+ * Runs in the thread just switched to, still holding its CPU's run-queue
+ * lock: the lock the previous thread took in schedule() is let go here, by
+ * the next (Linux's finish_task_switch(), annotated the same way).
+ */
+static void finish_switch(void) __releases(rq->lock)
 {
 	struct runqueue *rq = rq_of(smp_processor_id());
 	struct thread *prev = rq->prev, *move = rq->migrating;
@@ -236,7 +240,7 @@ void schedule(void)
 }
 
 /* First code of a new thread (from thread_entry in switch.asm). */
-void sched_thread_start(void)
+void sched_thread_start(void) __releases(rq->lock)
 {
 	struct thread *self;
 

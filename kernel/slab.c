@@ -405,10 +405,11 @@ static u32 pick_order(u32 size)
  * not an interrupts-off window. Ticket locks came to x86 in 2.6.25 (Nick
  * Piggin, 2008); the rest of testbed keeps them. Preemption stays off, as
  * 2.6.14's spin_lock_irqsave() had it. Returns with interrupts off and the
- * lock held; while it waited, an interrupt may have used this
- * CPU's magazine, so callers look at the magazine again after it.
+ * lock held (callers spin_unlock() it); while it waited, an interrupt
+ * may have used this CPU's magazine, so callers look at the magazine again
+ * after it.
  */
-static void lock_for_batch(struct kmem_cache *c, u64 irq)
+static void lock_for_batch(struct kmem_cache *c, u64 irq) __acquires(&c->lock)
 {
 	while (!spin_trylock(&c->lock)) {
 		lock_preempt_off();     /* the magazine is this CPU's: no switch while waiting */

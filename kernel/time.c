@@ -60,6 +60,7 @@
 #include "apic.h"
 #include "cmdline.h"
 #include "cpu.h"
+#include "io.h"
 #include "kstring.h"
 #include "mce.h"
 #include "param.h"
@@ -367,16 +368,16 @@ static u64 khz_against(const struct refclock *rc)
 	return 0;
 }
 
-static volatile u8 *hpet;
+static u8 __iomem *hpet;
 
 static u64 hpet_read64(void)
 {
-	return *(volatile u64 *)(hpet + HPET_COUNTER);
+	return readq(hpet + HPET_COUNTER);
 }
 
 static u64 hpet_read32(void)
 {
-	return *(volatile u32 *)(hpet + HPET_COUNTER);
+	return readl(hpet + HPET_COUNTER);
 }
 
 /* Map the HPET, check its period, start its main counter, measure against it. */
@@ -388,13 +389,13 @@ static u64 khz_from_hpet(void)
 
 	if (!acpi.has_hpet || !(hpet = ioremap(acpi.hpet.address, HPET_MMIO_SIZE, VM_UC)))
 		return 0;
-	cap = *(volatile u64 *)(hpet + HPET_CAP);
+	cap = readq(hpet + HPET_CAP);
 	period = cap >> 32;
 	if (!period || period > HPET_MAX_PERIOD_FS) {
 		pr_warn("time: HPET period %u fs is not possible; HPET not used\n", period);
 		return 0;
 	}
-	*(volatile u64 *)(hpet + HPET_CONFIG) |= HPET_ENABLE;
+	writeq(readq(hpet + HPET_CONFIG) | HPET_ENABLE, hpet + HPET_CONFIG);
 	rc = (struct refclock){ "HPET", time_hpet_hz(period), 64, hpet_read64 };
 	if (!(cap & HPET_CAP_64BIT))
 		rc = (struct refclock){ "HPET", time_hpet_hz(period), 32, hpet_read32 };
@@ -402,11 +403,11 @@ static u64 khz_from_hpet(void)
 }
 
 static u16 pm_timer_port;
-static volatile u32 *pm_timer_mmio;
+static void __iomem *pm_timer_mmio;
 
 static u64 pm_timer_read(void)
 {
-	return pm_timer_mmio ? *pm_timer_mmio : inl(pm_timer_port);
+	return pm_timer_mmio ? readl(pm_timer_mmio) : inl(pm_timer_port);
 }
 
 /* The FADT's PM timer, in I/O or memory space. */

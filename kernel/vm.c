@@ -437,7 +437,11 @@ void vm_unmap_user(u64 va, u64 size)
 	spin_unlock_irqrestore(&vm_lock, irq);
 }
 
-void *ioremap(u64 pa, u64 size, enum vm_cache cache)
+/*
+ * Map [pa, pa + size) into the direct map with cache type cache: the work
+ * of ioremap() and memremap(), named by who in the messages.
+ */
+static void *remap(u64 pa, u64 size, enum vm_cache cache, const char *who)
 {
 	u64 base = ALIGN_DOWN(pa, PAGE_SIZE);
 	u64 end = ALIGN_UP(pa + size, PAGE_SIZE);
@@ -445,11 +449,11 @@ void *ioremap(u64 pa, u64 size, enum vm_cache cache)
 	bool ok;
 
 	if (size == 0 || pa + size < pa || end > DIRECT_MAP_SIZE) {
-		pr_err("vm: ioremap 0x%llx+0x%llx is outside the direct map\n", pa, size);
+		pr_err("vm: %s 0x%llx+0x%llx is outside the direct map\n", who, pa, size);
 		return NULL;
 	}
 	if (!pml4) {
-		pr_err("vm: ioremap 0x%llx before vm_init\n", pa);
+		pr_err("vm: %s 0x%llx before vm_init\n", who, pa);
 		return NULL;
 	}
 	/*
@@ -466,10 +470,22 @@ void *ioremap(u64 pa, u64 size, enum vm_cache cache)
 	flags = PTE_P | PTE_W | PTE_G | pte_nx | cache_bits(cache);
 	ok = map_unlocked_alloc(PAGE_OFFSET + base, base, end - base, flags, true);
 	if (!ok) {
-		pr_err("vm: ioremap 0x%llx+0x%llx: out of page tables\n", pa, size);
+		pr_err("vm: %s 0x%llx+0x%llx: out of page tables\n", who, pa, size);
 		return NULL;
 	}
 	return phys_to_virt(pa);
+}
+
+/* Device registers: the direct map's own address, in the __iomem space. */
+void __iomem *ioremap(u64 pa, u64 size, enum vm_cache cache)
+{
+	return (void __iomem __force *)remap(pa, size, cache, "ioremap");
+}
+
+/* Firmware tables: memory, so a plain pointer (never refused as RAM: write-back). */
+void *memremap(u64 pa, u64 size)
+{
+	return remap(pa, size, VM_WB, "memremap");
 }
 
 /* --- the stack area --------------------------------------------------------- */

@@ -160,11 +160,12 @@ def check_counts(root, files):
 
 
 def check_ci(root, files):
-    """Every `make <target>` of .ci/run is named where docs/testing.md says what CI runs."""
+    """Every `make <target>` of .ci/run is named where docs/testing.md says what CI runs
+    (options and variables before the target, `make -j4 C=1 iso`, are passed by)."""
     script = read_text(root, '.ci/run') or ''
     targets = []
     for line in script.splitlines():
-        match = re.match(r'\s*make\s+(?:-\S+\s+)*([a-z][\w-]*)', line)
+        match = re.match(r'\s*make\s+(?:-\S+\s+|[A-Z_][A-Z0-9_]*=\S*\s+)*([a-z][\w-]*)', line)
         if match and match.group(1) not in targets:
             targets.append(match.group(1))
     page = read_text(root, 'docs/testing.md') or ''

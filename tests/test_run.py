@@ -679,7 +679,7 @@ class KunitHabitsTest(unittest.TestCase):
 
 
 class MakefileTest(unittest.TestCase):
-    """The toolchain the Makefile picks, read from make -n (nothing is built)."""
+    """The toolchain the Makefile picks, and when it runs sparse, read from make -n (nothing is built)."""
 
     def compile_command(self, *variables):
         done = subprocess.run(['make', '-n', '-B', *variables, 'build/kernel/cpu.o'],
@@ -695,6 +695,30 @@ class MakefileTest(unittest.TestCase):
         clang = self.compile_command('HOST_ARCH=aarch64', 'CC=clang')
         self.assertTrue(clang.startswith('clang '))
         self.assertIn('--target=x86_64-linux-gnu', clang)
+
+    def make_n(self, *args):
+        done = subprocess.run(['make', '-n', *args], cwd=run.ROOT, capture_output=True, text=True)
+        return done.stdout.splitlines()
+
+    def test_c1_runs_sparse_with_the_compilers_flags_before_compiling(self):
+        lines = self.make_n('-B', 'C=1', 'build/lab/shell.o')
+        check = [i for i, line in enumerate(lines) if line.startswith('sparse ')]
+        compile_ = [i for i, line in enumerate(lines) if '-c lab/shell.c' in line]
+        self.assertEqual(len(check), 1)
+        self.assertLess(check[0], compile_[0])
+        for flag in ('-std=gnu11', '-ffreestanding', '-Iinclude', '-Ilab', '-DTESTBED_VERSION=',
+                     '-D__x86_64__', '-m64', '-Wsparse-error'):
+            self.assertIn(flag, lines[check[0]])
+        self.assertNotIn('-iquote', lines[check[0]])
+        self.assertIn('-Iinclude', [line for line in self.make_n('-B', 'C=1', 'build/kernel/cpu.o')
+                                    if line.startswith('sparse ')][0])
+
+    def test_c2_checks_whether_or_not_it_compiles_and_no_c_never(self):
+        for args in (['-B'], []):           # remade, or maybe up to date: checked either way
+            lines = self.make_n(*args, 'C=2', 'build/kernel/cpu.o')
+            self.assertEqual(len([line for line in lines if line.startswith('sparse ')]), 1)
+        self.assertFalse([line for line in self.make_n('-B', 'build/kernel/cpu.o')
+                          if line.startswith('sparse ')])
 
     def test_an_arm64_host_installs_the_cross_tools(self):
         done = subprocess.run(['make', '-n', 'HOST_ARCH=aarch64', 'deps'], cwd=run.ROOT,

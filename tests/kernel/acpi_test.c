@@ -9,16 +9,16 @@
  * QEMU's fw_cfg, or a table the machine does not have, are skipped.
  */
 #include "acpi.h"
+#include "cmdline.h"
 #include "cpu.h"
 #include "fw_cfg.h"
+#include "io.h"
 #include "iommu.h"
 #include "kstring.h"
 #include "ktest.h"
 #include "time.h"
 #include "vm.h"
 #include "x86.h"
-
-extern char kernel_cmdline[];          /* kernel/main.c: the whole command line */
 
 #define MSR_APIC_BASE           0x1b
 #define APIC_BASE_ADDR          0x000ffffffffff000UL
@@ -252,14 +252,14 @@ static void pm_timer_advances(struct ktest *t)
 /* General capabilities (offset 0): vendor in bits 16-31, period (fs) in 32-63. */
 static void hpet_answers_at_its_address(struct ktest *t)
 {
-	const volatile u64 *regs;
+	void __iomem *regs;
 	u64 caps;
 
 	if (!acpi.has_hpet)
 		KTEST_SKIP(t, "no HPET table");
 	regs = ioremap(acpi.hpet.address, 1024, VM_UC);
 	ASSERT_TRUE(t, regs != NULL);
-	caps = regs[0];
+	caps = readq(regs);
 	EXPECT_NE(t, caps >> 32, 0);
 	EXPECT_LE(t, caps >> 32, HPET_MAX_PERIOD_FS);
 	EXPECT_NE(t, (caps >> 16) & 0xffff, 0xffff);
@@ -268,14 +268,14 @@ static void hpet_answers_at_its_address(struct ktest *t)
 /* Bus 0, device 0, function 0 (the host bridge) answers in the first ECAM window. */
 static void mcfg_window_answers(struct ktest *t)
 {
-	const volatile u32 *cfg;
+	void __iomem *cfg;
 
 	if (!acpi.has_mcfg)
 		KTEST_SKIP(t, "no MCFG table (no PCI Express)");
 	ASSERT_GT(t, acpi.mcfg.n, 0);
 	cfg = ioremap(acpi.mcfg.e[0].base, 4096, VM_UC);
 	ASSERT_TRUE(t, cfg != NULL);
-	EXPECT_NE(t, cfg[0] & 0xffff, 0xffff);
+	EXPECT_NE(t, readl(cfg) & 0xffff, 0xffff);
 }
 
 static const struct ktest_case acpi_cases[] = {

@@ -2,6 +2,7 @@
 /*
  * boot_test.c - what the boot path found and set up, checked from inside.
  */
+#include "cmdline.h"
 #include "cpu.h"
 #include "kstring.h"
 #include "ktest.h"
@@ -9,10 +10,6 @@
 #include "memmap.h"
 #include "vm.h"
 #include "x86.h"
-
-extern struct boot_info boot_info;
-extern struct memmap boot_memmap;
-extern char kernel_cmdline[];
 
 static void grub_gave_a_clean_multiboot2_info(struct ktest *t)
 {

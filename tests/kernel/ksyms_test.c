@@ -5,11 +5,11 @@
 #include "kstring.h"
 #include "ksyms.h"
 #include "ktest.h"
+#include "mb2.h"
 #include "panic.h"
 #include "printk.h"
 #include "vm.h"
 
-void kernel_main(u64 magic, u64 info);
 const char *ksym_lookup(u64 addr, u64 *offset, u64 *size);
 
 static void table_is_sorted_and_large(struct ktest *t)

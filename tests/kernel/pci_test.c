@@ -105,7 +105,7 @@ static struct fake_fn *fake_new(void *msix_table, u64 bar1_size)
 	f->dev.cap_msi = pci_find_cap(&f->dev, PCI_CAP_MSI, 0);
 	f->dev.cap_msix = pci_find_cap(&f->dev, PCI_CAP_MSIX, 0);
 	f->dev.bar[1] = (struct pci_bar){ .base = 0xfe000000, .size = bar1_size,
-					  .va = msix_table ? (u8 *)msix_table - 0x800 : NULL };
+					  .va = msix_table ? (u8 __force __iomem *)msix_table - 0x800 : NULL };
 	return f;
 }
 

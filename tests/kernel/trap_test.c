@@ -10,6 +10,7 @@
 #include "apic.h"
 #include "cpu.h"
 #include "ktest.h"
+#include "mb2.h"
 #include "param.h"
 #include "percpu.h"
 #include "sched.h"
@@ -19,7 +20,6 @@
 #include "vm.h"
 
 extern char boot_stack_guard[], boot_stack_bottom[];
-void kernel_main(u64 magic, u64 info);
 
 static volatile u64 sink;
 

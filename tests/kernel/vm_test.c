@@ -4,16 +4,15 @@
  */
 #include "kstring.h"
 #include "ktest.h"
+#include "mb2.h"
 #include "memmap.h"
 #include "page_alloc.h"
 #include "percpu.h"
 #include "vm.h"
 #include "x86.h"
 
-extern struct memmap boot_memmap;
 extern char boot_stack_guard[], boot_stack_bottom[], boot_stack_top[];
 extern char df_stack_guard[], nmi_stack_guard[];
-void kernel_main(u64 magic, u64 info);
 
 static const u64 rodata_object = 0x1234;
 static u64 data_object = 1;
@@ -142,12 +141,12 @@ static void ioremap_maps_high_mmio_uncached(struct ktest *t)
 
 	if (vm_range_is_ram(pa, pa + PAGE_SIZE))
 		KTEST_SKIP(t, "0xe000000000 is RAM on this machine");
-	void *va = ioremap(pa, PAGE_SIZE, VM_UC);
+	void __iomem *va = ioremap(pa, PAGE_SIZE, VM_UC);
 	u64 leaf = 0;
 
 	ASSERT_TRUE(t, va != NULL);
-	EXPECT_EQ(t, (u64)va, PAGE_OFFSET + pa);
-	EXPECT_EQ(t, vm_translate((u64)va, &leaf, NULL), pa);
+	EXPECT_EQ(t, (__force u64)va, PAGE_OFFSET + pa);
+	EXPECT_EQ(t, vm_translate((__force u64)va, &leaf, NULL), pa);
 	EXPECT_EQ(t, leaf & (PTE_PCD | PTE_PWT), PTE_PCD | PTE_PWT);
 }
 

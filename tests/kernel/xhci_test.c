@@ -8,6 +8,7 @@
  * fails. The DMA checks walk every allocation the driver gave the
  * controller (struct xhci's dma[]) and the pointers inside the contexts.
  */
+#include "io.h"
 #include "kstring.h"
 #include "ktest.h"
 #include "pci.h"
@@ -26,10 +27,10 @@
 		KTEST_FAIL(t, "an xHCI is there but unusable: %s",                     \
 			   xhci_probe_failure() ? xhci_probe_failure() : "?")
 
-static u32 reg(struct xhci *hc, volatile u8 *base, u32 off)
+static u32 reg(struct xhci *hc, u8 __iomem *base, u32 off)
 {
 	(void)hc;
-	return *(volatile u32 *)(base + off);
+	return readl(base + off);
 }
 
 static void controller_found_and_running(struct ktest *t)
@@ -137,18 +138,18 @@ static void command_ring_wraps(struct ktest *t)
 static void a_halted_controller_times_out_a_command(struct ktest *t)
 {
 	NEED_XHCI(t, hc);
-	volatile u32 *usbcmd = (volatile u32 *)hc->op, *usbsts = (volatile u32 *)(hc->op + 4);
-	*usbcmd &= ~1u;                                 /* R/S off: it halts */
+	u8 __iomem *usbcmd = hc->op, *usbsts = hc->op + 4;
+	writel(readl(usbcmd) & ~1u, usbcmd);            /* R/S off: it halts */
 	u64 deadline = ktime_ns() + 100000000ull;
-	while (!(*usbsts & 1) && ktime_ns() < deadline)
+	while (!(readl(usbsts) & 1) && ktime_ns() < deadline)
 		cpu_relax();
-	ASSERT_EQ(t, *usbsts & 1, 1);
+	ASSERT_EQ(t, readl(usbsts) & 1, 1);
 	u64 start = ktime_ns();
 	u8 code = xhci_command(hc, 0, TRB_TYPE(TRB_NOOP_CMD), NULL);
 	u64 took = ktime_ns() - start;
-	*usbcmd |= 1u;                                  /* run again */
+	writel(readl(usbcmd) | 1u, usbcmd);             /* run again */
 	deadline = ktime_ns() + 100000000ull;
-	while ((*usbsts & 1) && ktime_ns() < deadline)
+	while ((readl(usbsts) & 1) && ktime_ns() < deadline)
 		cpu_relax();
 	EXPECT_EQ(t, code, 0);                          /* no completion: 0, said, not a hang */
 	EXPECT_LT(t, took, 2000000000ull);
