@@ -128,7 +128,7 @@ static bool probe(void)
 	d->dma.dma_mask = d->dma.coherent_dma_mask = DMA_BIT_MASK(dma_bits);
 	mutex_init(&edu.lock, "edu");
 	int v = trap_alloc_vector(edu_interrupt);
-	if (v >= 0 && pci_enable_msi(d, (u8)v, smp_processor_id()))
+	if (v >= 0 && pci_enable_msi(d, (u8)v, raw_smp_processor_id()))
 		edu.vector = v;
 	else
 		trap_free_vector(v);            /* polling: nothing may keep the vector */
@@ -225,8 +225,8 @@ bool edu_use_intx(struct edu *e, bool intx)
 	if (e->vector < 0)
 		return false;
 	if (intx)
-		return pci_enable_intx(e->pci, (u8)e->vector, smp_processor_id());
+		return pci_enable_intx(e->pci, (u8)e->vector, raw_smp_processor_id());
 	ioapic_mask_gsi(e->pci->irq_line);      /* (the pin; identity-mapped on QEMU) */
 	pci_enable(e->pci, true);
-	return pci_enable_msi(e->pci, (u8)e->vector, smp_processor_id());
+	return pci_enable_msi(e->pci, (u8)e->vector, raw_smp_processor_id());
 }

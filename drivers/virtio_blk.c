@@ -191,7 +191,7 @@ static bool probe(void)
 		pr_warn("virtio-blk: %s: no memory for indirect tables below its mask; direct chains\n",
 			d->name);
 	int v = trap_alloc_vector(virtio_blk_interrupt);
-	if (v >= 0 && pci_enable_msix(d, 0, (u8)v, smp_processor_id()))
+	if (v >= 0 && pci_enable_msix(d, 0, (u8)v, raw_smp_processor_id()))
 		vb->vd.vector = v;
 	else
 		trap_free_vector(v);            /* polling: nothing may keep the vector */

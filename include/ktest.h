@@ -133,18 +133,22 @@ void ktest_fail(struct ktest *t, const char *file, int line, const char *fmt, ..
 #define ASSERT_STREQ(t, a, b) KTEST_STR_(t, true, a, b)
 
 /*
- * A kernel may check that each suite gives back what it took (swiotlb
- * slots, files, RCU callbacks, slab objects, pages): before() runs ahead of
- * a suite's first case; after() runs as one more case of the suite,
- * leaks_nothing, and fails it for whatever was not given back. The host
- * has none.
+ * What a kernel does around the tests (the host does nothing). It may
+ * check that each suite gives back what it took (swiotlb slots, files,
+ * RCU callbacks, slab objects, pages): before_suite() runs ahead of a
+ * suite's first case; after_suite() runs as one more case of the suite,
+ * leaks_nothing, and fails it for whatever was not given back. Around
+ * each case, before_case() and after_case(): the kernel's keep the case
+ * on the CPU it starts on, so that a CPU number it reads stays true.
  */
-struct ktest_leak_check {
-	void (*before)(void);
-	void (*after)(struct ktest *t);
+struct ktest_hooks {
+	void (*before_suite)(void);
+	void (*after_suite)(struct ktest *t);
+	void (*before_case)(void);
+	void (*after_case)(void);
 };
-void ktest_set_leak_check(const struct ktest_leak_check *check);
-extern const struct ktest_leak_check ktest_leaks;      /* the kernel's: kernel/ktest_leaks.c */
+void ktest_set_hooks(const struct ktest_hooks *hooks);
+extern const struct ktest_hooks ktest_kernel_hooks;    /* kernel/ktest_leaks.c */
 
 /*
  * Run what selection picks: "all" (every suite not marked manual), or

@@ -18,6 +18,7 @@
 #define PERCPU_H
 
 #include "cpu.h"
+#include "debug.h"
 #include "param.h"
 #include "types.h"
 
@@ -60,10 +61,32 @@ static inline struct percpu *this_cpu(void)
 	return p;
 }
 
-static inline u32 smp_processor_id(void)
+/*
+ * This CPU's number, for code that stays on this CPU while it uses it:
+ * preemption or interrupts off, in an interrupt, or a thread pinned here.
+ * With debug=on anything else is reported (debug.h): a thread moved to
+ * another CPU right after the read would use the first CPU's data.
+ * raw_smp_processor_id() is for a number that may be stale, such as in a
+ * message or a statistic.
+ */
+void debug_smp_processor_id(const struct percpu *pc, const char *where);
+
+static inline u32 raw_smp_processor_id(void)
 {
 	return this_cpu()->cpu;
 }
+
+static inline u32 smp_processor_id_in(const char *where)
+{
+	struct percpu *pc = this_cpu();
+
+#ifndef HOST_TEST
+	if (unlikely(debug_checks))
+		debug_smp_processor_id(pc, where);
+#endif
+	return pc->cpu;
+}
+#define smp_processor_id() smp_processor_id_in(__func__)
 
 #ifndef HOST_TEST
 /*

@@ -21,6 +21,7 @@
 #define RCU_H
 
 #include "cpumask.h"
+#include "debug.h"
 #include "types.h"
 
 struct rcu_head {
@@ -78,6 +79,36 @@ static inline bool rcu_mode_brakes(enum rcu_mode mode)
 
 void rcu_read_lock(void);
 void rcu_read_unlock(void);
+
+/*
+ * Inside a read-side critical section? In classic RCU a reader is any code
+ * that cannot be switched away from: preemption off (rcu_read_lock()),
+ * interrupts off, or an interrupt handler.
+ */
+bool rcu_read_lock_held(void);
+
+/*
+ * Reading and publishing an RCU-protected pointer, which is declared
+ * __rcu so that sparse (make C=1) refuses any other access to it:
+ *
+ *   rcu_dereference(p)              in a reader (debug=on checks it, as
+ *                                   Linux's PROVE_RCU does): one load, and
+ *                                   what it points to as published;
+ *   rcu_dereference_protected(p, c) by the updater, whose lock (c) keeps p
+ *                                   from changing: a plain load;
+ *   rcu_assign_pointer(p, v)        publish v: the stores that filled it
+ *                                   come first (a release store).
+ */
+#define rcu_dereference(p) ({                                                   \
+	DEBUG_CHECK(rcu_read_lock_held(), "rcu_dereference() outside a reader");  \
+	(__typeof__(*(p)) __force *)READ_ONCE(p);                               \
+})
+#define rcu_dereference_protected(p, c) ({                                      \
+	DEBUG_CHECK(c, "rcu_dereference_protected() without " #c);              \
+	(__typeof__(*(p)) __force *)(p);                                        \
+})
+#define rcu_assign_pointer(p, v)                                                \
+	__atomic_store_n(&(p), (__typeof__(*(p)) __force __rcu *)(v), __ATOMIC_RELEASE)
 
 /* Run func(head) after a grace period, on this CPU, in the RCU softirq. */
 void call_rcu(struct rcu_head *head, void (*func)(struct rcu_head *head));

@@ -43,7 +43,7 @@ static bool linear(const void *va)
 
 /* Count one event in this CPU's slot of dev's counters. */
 #define COUNT(dev, field) \
-	__atomic_fetch_add(&(dev)->stats[smp_processor_id() % DMA_STAT_SLOTS].s.field, 1, __ATOMIC_RELAXED)
+	__atomic_fetch_add(&(dev)->stats[raw_smp_processor_id() % DMA_STAT_SLOTS].s.field, 1, __ATOMIC_RELAXED)
 
 struct dma_stats dma_device_stats(const struct device *dev)
 {

@@ -144,17 +144,17 @@ enum ktest_status ktest_run_quiet(void (*fn)(struct ktest *t))
 	return t.status;
 }
 
-static const struct ktest_leak_check *leak_check;
+static const struct ktest_hooks *hooks;
 
-void ktest_set_leak_check(const struct ktest_leak_check *check)
+void ktest_set_hooks(const struct ktest_hooks *h)
 {
-	leak_check = check;
+	hooks = h;
 }
 
 /* The leak check, as the suite's last case. */
 static void leaks_nothing(struct ktest *t)
 {
-	leak_check->after(t);
+	hooks->after_suite(t);
 }
 
 /* --- which suites and cases a selection names ---------------------------------- */
@@ -248,7 +248,11 @@ static void run_case(const struct ktest_suite *s, const struct ktest_case *c, in
 {
 	struct ktest t = { .name = c->name, .status = KTEST_PASS };
 
+	if (hooks && hooks->before_case)
+		hooks->before_case();
 	c->run(&t);
+	if (hooks && hooks->after_case)
+		hooks->after_case();
 	switch (t.status) {
 	case KTEST_PASS:
 		st->pass++;
@@ -272,17 +276,18 @@ static void run_suite(const struct ktest_suite *s, const char *selection, int in
 {
 	static const struct ktest_case leak_case = KTEST(leaks_nothing);
 	struct totals st = { 0, 0, 0 };
-	int n = count_selected(selection, s) + (leak_check ? 1 : 0), number = 0;
+	bool leaks = hooks && hooks->after_suite;
+	int n = count_selected(selection, s) + (leaks ? 1 : 0), number = 0;
 
 	printk("    KTAP version 1\n");
 	printk("    # Subtest: %s\n", s->name);
 	printk("    1..%d\n", n);
-	if (leak_check)
-		leak_check->before();
+	if (leaks)
+		hooks->before_suite();
 	for (int i = 0; s->cases[i].run; i++)
 		if (ktest_selects(selection, s, s->cases[i].name))
 			run_case(s, &s->cases[i], ++number, &st);
-	if (leak_check)
+	if (leaks)
 		run_case(s, &leak_case, ++number, &st);
 	printk("# %s: pass:%d fail:%d skip:%d total:%d\n", s->name, st.pass, st.fail, st.skip, n);
 	printk("%s %d %s\n", st.fail ? "not ok" : "ok", index, s->name);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * ktest_leaks.c - each test suite gives back what it took.
+ * ktest_leaks.c - what the kernel does around its tests: each test suite
+ * gives back what it took, and each case runs on one CPU.
  *
  * The test runner (ktest.c) calls leaks_before() ahead of a suite and
  * leaks_after() as the suite's last case, leaks_nothing. Both first wait
@@ -15,6 +16,7 @@
  *   each slab cache's objects     every object freed (a cache the suite
  *                                 made must be empty or destroyed)
  *   device interrupt vectors      every vector allocated given back
+ *   failed debug checks           none (debug=on: debug.h)
  *   each node's free pages        every page back (every CPU's per-CPU page
  *                                 lists drained first), counting the pages the
  *                                 vm keeps for good (freed stacks stay mapped
@@ -25,11 +27,13 @@
  * take or give back any of these after it ends.
  */
 #include "ktest.h"
+#include "debug.h"
 #include "mm.h"
 #include "numa.h"
 #include "page_alloc.h"
 #include "percpu.h"
 #include "rcu.h"
+#include "sched.h"
 #include "slab.h"
 #include "swiotlb.h"
 #include "trap.h"
@@ -42,6 +46,7 @@ struct resources {
 	u32 swiotlb_slabs;
 	u64 open_files;
 	u32 vectors;
+	u64 debug_failures;
 	u64 qlen[MAX_CPUS];
 	u32 ncaches;
 	struct kmem_cache *cache[LEAK_CACHES];
@@ -73,6 +78,7 @@ static void take(struct resources *r)
 	r->swiotlb_slabs = st.used_slabs;
 	r->open_files = vfs_open_files();
 	r->vectors = trap_vectors_in_use();
+	r->debug_failures = debug_failures();
 	for (u32 cpu = 0; cpu < nr_cpus; cpu++)
 		r->qlen[cpu] = rcu_qlen(cpu);
 	r->ncaches = MIN(slab_caches(r->cache, LEAK_CACHES), (u32)LEAK_CACHES);
@@ -138,6 +144,9 @@ static void leaks_after(struct ktest *t)
 	EXPECT_EQ(t, after.swiotlb_slabs, before.swiotlb_slabs);
 	EXPECT_EQ(t, after.open_files, before.open_files);
 	EXPECT_EQ(t, after.vectors, before.vectors);
+	if (after.debug_failures != before.debug_failures)
+		ktest_fail(t, __FILE__, __LINE__, "%llu debug checks failed during the suite (the log "
+			   "has \"debug:\" lines)", after.debug_failures - before.debug_failures);
 	for (u32 cpu = 0; cpu < nr_cpus; cpu++)
 		if (after.qlen[cpu] != before.qlen[cpu])
 			ktest_fail(t, __FILE__, __LINE__, "cpu %u: %llu RCU callbacks queued, %llu before",
@@ -156,7 +165,34 @@ static void leaks_after(struct ktest *t)
 		}
 }
 
-const struct ktest_leak_check ktest_leaks = {
-	.before = leaks_before,
-	.after = leaks_after,
+/*
+ * Each case stays on the CPU it starts on, unless it moves itself: a test
+ * that reads its CPU number (smp_processor_id()) to put a timer there,
+ * or to pick another CPU, must not be moved by the scheduler between the
+ * read and the use (a console test failed that way: its thread, woken on
+ * another CPU, wrote a queue it took for another CPU's). The thread's
+ * own affinity is given back after the case.
+ */
+static struct cpumask case_affinity;
+
+static void case_begin(void)
+{
+	struct thread *self = current_thread();
+	struct cpumask here = { { 0 } };
+
+	case_affinity = self->affinity;
+	cpumask_set(&here, raw_smp_processor_id());
+	thread_set_affinity(self, &here);
+}
+
+static void case_end(void)
+{
+	thread_set_affinity(current_thread(), &case_affinity);
+}
+
+const struct ktest_hooks ktest_kernel_hooks = {
+	.before_suite = leaks_before,
+	.after_suite = leaks_after,
+	.before_case = case_begin,
+	.after_case = case_end,
 };

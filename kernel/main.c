@@ -270,7 +270,7 @@ void kernel_main(u64 magic, u64 info_phys)
 	mm_wait_deferred_init();        /* the tests and the lab count all of memory */
 
 	int failures = 0;
-	ktest_set_leak_check(&ktest_leaks);     /* for test= and the shell's test command */
+	ktest_set_hooks(&ktest_kernel_hooks);   /* for test= and the shell's test command */
 	if (strcmp(test_selection, "none")) {
 		failures = ktest_run(test_selection);
 		pr_info("testbed: tests done, %d failed\n", failures);

@@ -167,6 +167,15 @@ void rcu_read_unlock(void)
 	rcu_machine_preempt_enable();
 }
 
+#ifndef HOST_TEST
+bool rcu_read_lock_held(void)
+{
+	const struct percpu *pc = this_cpu();
+
+	return pc->preempt_count || pc->irq_depth || !(read_rflags() & RFLAGS_IF);
+}
+#endif
+
 /*
  * How a CPU owing a quiescent state is forced, once its queue is past
  * qhimark: this CPU sets its own need_resched, then IPIs go to the others
@@ -204,6 +213,7 @@ enum rcu_ipi rcu_forcing_ipi(void)
 /* A new batch began: this CPU owes it a state; only one passed from now on counts. */
 static void note_new_batch(struct rcu_data *rdp, long cur)
 {
+	assert_irqs_disabled();
 	rdp->qs_pending = true;
 	rdp->passed_quiesc = false;
 	rdp->quiescbatch = cur;
@@ -233,6 +243,7 @@ static bool fqs_notices(void)
  */
 static void quiet_now(struct rcu_data *rdp)
 {
+	assert_irqs_disabled();
 	long cur = __atomic_load_n(&rcp.cur, __ATOMIC_ACQUIRE);
 
 	if (rdp->quiescbatch != cur)
@@ -268,6 +279,7 @@ static void ask_switch(struct rcu_data *rdp)
  */
 static bool forcing_round_due(struct rcu_data *rdp)
 {
+	assert_spin_locked(&rcp.lock);
 	if (policy->forcing == RCU_FORCE_RSINTERVAL) {
 		if (rdp->qlen - rdp->last_rs_qlen <= (long)rcu_rsinterval)
 			return false;
@@ -363,6 +375,7 @@ __hot void call_rcu(struct rcu_head *head, void (*func)(struct rcu_head *head))
 /* Start the next batch if one is wanted and none is running. rcp.lock held. */
 static void start_batch(void)
 {
+	assert_spin_locked(&rcp.lock);
 	if (rcp.next_pending && rcp.completed == rcp.cur) {
 		rcp.next_pending = false;
 		/* cur before signaled, for nothing_to_force() */
@@ -379,6 +392,7 @@ static void start_batch(void)
 /* This CPU passed its quiescent state for cur: the batch ends with the last one. */
 static void cpu_quiet(u32 cpu)
 {
+	assert_spin_locked(&rcp.lock);
 	rcp.cpumask.bits[cpu / 64] &= ~(1UL << (cpu % 64));
 	if (cpumask_empty(&rcp.cpumask)) {
 		__atomic_store_n(&rcp.completed, rcp.cur, __ATOMIC_RELEASE);
@@ -397,6 +411,7 @@ static void check_quiescent_state(u32 cpu, struct rcu_data *rdp)
 {
 	long cur = READ_ONCE(rcp.cur);
 
+	assert_irqs_disabled();
 	if (rdp->quiescbatch != cur) {
 		note_new_batch(rdp, cur);
 		return;
@@ -571,6 +586,7 @@ void rcu_tick(bool quiescent)
 {
 	struct rcu_data *rdp = &rcu_data[rcu_machine_cpu()];
 
+	assert_irqs_disabled();
 	if (quiescent && fqs_notices())
 		quiet_now(rdp);
 	else if (quiescent)

@@ -394,9 +394,10 @@ void thread_set_affinity(struct thread *t, const struct cpumask *mask)
 	u64 flags = irq_save();
 
 	t->affinity = *mask;
+	bool move = t == current_thread() && !cpumask_test(mask, smp_processor_id());
 	irq_restore(flags);
 	/* The current thread moves at its next schedule(); do it now. */
-	if (t == current_thread() && !cpumask_test(mask, smp_processor_id()))
+	if (move)
 		schedule();
 }
 

@@ -63,6 +63,7 @@ u64 softirq_end_ns(void)
 /* Run the raised actions, interrupts on; interrupts off on entry and exit. */
 static void run_actions(struct softirq_cpu *sc, u32 pending)
 {
+	assert_irqs_disabled();
 	sc->pending = 0;
 	sti();
 	for (u32 nr = 0; nr < NR_SOFTIRQS; nr++)
@@ -103,6 +104,7 @@ void softirq_irq_exit(void)
 {
 	struct softirq_cpu *sc = &softirq_cpus[smp_processor_id()];
 
+	assert_irqs_disabled();
 	if (sc->pending && !in_softirq()) {
 		u64 start = ktime_ns();
 

@@ -74,7 +74,8 @@ static struct {
 
 static struct bootmem before_pool;      /* the boot allocator as the pool found it */
 
-#define COUNT(field, n) __atomic_fetch_add(&cpu_stats[smp_processor_id()].field, (n), __ATOMIC_RELAXED)
+/* Into some CPU's counters, atomically: which CPU does not matter if the thread moves. */
+#define COUNT(field, n) __atomic_fetch_add(&cpu_stats[raw_smp_processor_id()].field, (n), __ATOMIC_RELAXED)
 
 const char *swiotlb_policy_name(enum swiotlb_policy p)
 {
@@ -340,7 +341,13 @@ u64 swiotlb_map_for(u64 orig, u64 size, enum dma_data_direction dir, int node, u
 		refused(size, false);
 		return SWIOTLB_NO_MAPPING;
 	}
-	u32 cpu = smp_processor_id();
+	/*
+	 * The CPU picks the nearest pool and the area to try first; any area
+	 * serves, under its own lock, so a thread that moves meanwhile only
+	 * starts elsewhere (Linux's swiotlb picks its first area so, with
+	 * raw_smp_processor_id()).
+	 */
+	u32 cpu = raw_smp_processor_id();
 	const u8 *order = mem.order[node >= 0 && node < MAX_NODES ? (u32)node : numa.cpu_node[cpu]];
 	struct pool *p = NULL;
 	s64 slab = -1;

@@ -81,7 +81,8 @@ bool wait_event_timeout(struct waitqueue *wq, bool (*cond)(void *arg), void *arg
 	struct timed_wait w = { .cond = cond, .arg = arg, .wq = wq };
 	struct ktimer timer = { 0 };
 
-	timer_add(&timer, timeout_ns, smp_processor_id(), timed_wait_expired, &w);
+	/* The timer may fire on any CPU: this one, or the one this thread left. */
+	timer_add(&timer, timeout_ns, raw_smp_processor_id(), timed_wait_expired, &w);
 	wait_event(wq, timed_cond, &w);
 	timer_cancel_sync(&timer);
 	return w.met;
@@ -217,6 +218,6 @@ void msleep(u64 ms)
 	struct completion done;
 
 	completion_init(&done);
-	timer_add(&timer, ms * 1000000, smp_processor_id(), msleep_timeout, &done);
+	timer_add(&timer, ms * 1000000, raw_smp_processor_id(), msleep_timeout, &done); /* any CPU */
 	wait_for_completion(&done);     /* the timer is off its list before its fn runs */
 }

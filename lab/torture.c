@@ -32,7 +32,7 @@ struct torture_obj {
 };
 
 static struct kmem_cache *obj_cache;
-static struct torture_obj *volatile current_obj;
+static struct torture_obj __rcu *current_obj;   /* the writer replaces it; readers read it */
 static volatile bool stopping;
 static struct torture_result result;
 
@@ -69,7 +69,7 @@ static void reader(void *arg)
 {
 	for (u64 read = 1; !__atomic_load_n(&stopping, __ATOMIC_ACQUIRE); read++) {
 		rcu_read_lock();
-		struct torture_obj *p = __atomic_load_n(&current_obj, __ATOMIC_ACQUIRE);
+		struct torture_obj *p = rcu_dereference(current_obj);
 		hold(read);
 		u32 magic = __atomic_load_n(&p->magic, __ATOMIC_RELAXED);
 		u32 pipe = __atomic_load_n(&p->pipe, __ATOMIC_RELAXED);
@@ -122,7 +122,9 @@ static void writer(void *arg)
 			break;
 		fresh->magic = TORTURE_ALIVE;
 		fresh->pipe = 0;
-		struct torture_obj *old = __atomic_exchange_n(&current_obj, fresh, __ATOMIC_ACQ_REL);
+		struct torture_obj *old = rcu_dereference_protected(current_obj, true /* one writer */);
+
+		rcu_assign_pointer(current_obj, fresh);
 		__atomic_store_n(&old->pipe, 1, __ATOMIC_RELEASE);     /* removed */
 		result.writes++;
 		if (result.writes % 2 || nretired == RETIRED_MAX) {
@@ -167,15 +169,17 @@ void torture_run(u64 ms, u64 min_gps, struct torture_result *r)
 	obj_cache = kmem_cache_create("torture", sizeof(struct torture_obj), 8, SLAB_POISON);
 	result = (struct torture_result){ 0 };
 	stopping = false;
-	current_obj = obj_cache ? kmem_cache_alloc(obj_cache, 0) : NULL;
-	if (!current_obj) {
+	struct torture_obj *first = obj_cache ? kmem_cache_alloc(obj_cache, 0) : NULL;
+
+	if (!first) {
 		pr_err("torture: no memory for the first object\n");
 		*r = (struct torture_result){ .errors = 1 };
 		kmem_cache_destroy(obj_cache);
 		return;
 	}
-	current_obj->magic = TORTURE_ALIVE;
-	current_obj->pipe = 0;
+	first->magic = TORTURE_ALIVE;
+	first->pipe = 0;
+	rcu_assign_pointer(current_obj, first);         /* no reader runs yet */
 	for (u32 cpu = 0; cpu < nr_cpus; cpu++)
 		readers[cpu] = percpu[cpu].online ? thread_create("torture-reader", reader, NULL, cpu) : NULL;
 	struct thread *w = thread_create("torture-writer", writer, &plan, SCHED_ANY_CPU);
@@ -186,7 +190,7 @@ void torture_run(u64 ms, u64 min_gps, struct torture_result *r)
 	for (u32 cpu = 0; cpu < nr_cpus; cpu++)
 		if (readers[cpu])
 			thread_join(readers[cpu]);
-	kmem_cache_free(obj_cache, current_obj);
+	kmem_cache_free(obj_cache, rcu_dereference_protected(current_obj, true /* all joined */));
 	rcu_barrier();
 	result.leaked = kmem_cache_in_use(obj_cache);
 	result.errors = result.pipe[2] + result.pipe[3] + result.freed_seen + obj_cache->poison_errors;

@@ -827,10 +827,20 @@ static void hold_the_read_side_halted(void *arg)
 	rcu_read_unlock();
 }
 
+/* On the writer's CPU: once the holder is inside, start a grace period it holds up. */
+static void queue_behind_the_holder(void *arg)
+{
+	static struct rcu_head head;
+	struct reader *r = arg;
+
+	while (!r->inside)
+		cpu_relax();
+	call_rcu(&head, ignore_callback);
+}
+
 static void a_stalled_grace_period_names_the_cpu_holding_it(struct ktest *t)
 {
 	static struct reader r;
-	static struct rcu_head head;
 	static char tail[4096];
 	char want[96];
 	u32 writer, holder;
@@ -842,9 +852,7 @@ static void a_stalled_grace_period_names_the_cpu_holding_it(struct ktest *t)
 	r = (struct reader){ .cpu = holder, .ticks = STALL_HOLD_TICKS };
 	struct thread *th = thread_create("holder", hold_the_read_side_halted, &r, holder);
 	ASSERT_TRUE(t, th != NULL);
-	while (!r.inside)
-		cpu_relax();
-	call_rcu(&head, ignore_callback);       /* a grace period the holder holds up */
+	run_on(writer, queue_behind_the_holder, &r);
 	thread_join(th);
 	rcu_barrier();
 	rcu_set_stall_ms(before);

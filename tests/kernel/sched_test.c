@@ -247,7 +247,7 @@ static void note_cpu_and_spin(void *arg)
 {
 	u64 until = ktime_ns() + 20 * 1000 * 1000;      /* 20 ms of work */
 
-	__atomic_fetch_or(&seen_cpus_mask, 1u << (smp_processor_id() % 32), __ATOMIC_RELAXED);
+	__atomic_fetch_or(&seen_cpus_mask, 1u << (raw_smp_processor_id() % 32), __ATOMIC_RELAXED);
 	while (ktime_ns() < until)
 		cpu_relax();
 }
