@@ -17,7 +17,11 @@ Three rules, each a function that returns the offenders as
            "17 libFuzzer targets") is the tree's count today. The dated
            journal, docs/performance.md, is not held to it;
   ci       docs/testing.md's sentence "CI runs ..." names every make
-           target that .ci/run runs.
+           target that .ci/run runs;
+  mutants  every mutant of tests/mutants/ still applies to the tree (each
+           hunk's old text stands once in its file), so a change that
+           moves a mutant's lines is caught by make test, not minutes into
+           make mutants.
 
 Usage: scripts/tree_check.py [--root DIR]; exits 1 if any rule is broken.
 """
@@ -178,7 +182,37 @@ def check_ci(root, files):
             for t in targets if f'`make {t}`' not in said]
 
 
-CHECKS = {'spdx': check_spdx, 'words': check_words, 'counts': check_counts, 'ci': check_ci}
+def check_mutants(root, files):
+    """Every tests/mutants/*.patch applies, as scripts/mutants.py applies it."""
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    try:
+        import mutants          # scripts/mutants.py: its own reader of the patches
+    finally:
+        sys.path.pop(0)
+    bad = []
+    for path in sorted(glob.glob(os.path.join(root, 'tests', 'mutants', '*.patch'))):
+        rel = os.path.relpath(path, root)
+        try:
+            name, _, patched = mutants.read_mutant(path)
+        except mutants.MutantError as e:
+            bad.append(f'{rel}:1: {e}')
+            continue
+        for target, hunks in patched:
+            text = read_text(root, target)
+            if text is None:
+                bad.append(f'{rel}:1: {target} is not in the tree')
+                break
+            for old, new in hunks:
+                if text.count(old) != 1:
+                    bad.append(f'{rel}:1: does not apply to {target} (the code moved: '
+                               f'update the mutant with it)')
+                    break
+                text = text.replace(old, new)
+    return bad
+
+
+CHECKS = {'spdx': check_spdx, 'words': check_words, 'counts': check_counts, 'ci': check_ci,
+          'mutants': check_mutants}
 
 
 def main(argv=None):

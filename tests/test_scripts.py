@@ -118,6 +118,23 @@ class CiSentenceTest(unittest.TestCase):
         self.assertTrue(bad.check('ci')[0].startswith('docs/testing.md:2:'))
 
 
+class MutantsApplyTest(unittest.TestCase):
+    PATCH = ('# why: off by one\n# run: host x\n--- a/kernel/a.c\n+++ b/kernel/a.c\n'
+             '@@ -1,2 +1,2 @@\n int f(int n)\n-{ return n + 1; }\n+{ return n; }\n')
+
+    def test_a_mutant_that_applies_passes(self):
+        tree = Tree({'kernel/a.c': 'int f(int n)\n{ return n + 1; }\n',
+                     'tests/mutants/x.patch': self.PATCH})
+        self.assertEqual(tree.check('mutants'), [])
+
+    def test_a_mutant_whose_code_moved_is_named(self):
+        tree = Tree({'kernel/a.c': 'int f(int n)\n{ return n + 2; }\n',
+                     'tests/mutants/x.patch': self.PATCH})
+        bad = tree.check('mutants')
+        self.assertEqual(len(bad), 1)
+        self.assertTrue(bad[0].startswith('tests/mutants/x.patch:1: does not apply to kernel/a.c'))
+
+
 class CommitFormTest(unittest.TestCase):
     GOOD = ('rcu: count queued callbacks per CPU\n\n'
             'Eric Dumazet\'s counter: above qhimark, call_rcu() asks for a\n'
