@@ -52,8 +52,51 @@ typedef long long s64;
  * (Linux's READ_ONCE and WRITE_ONCE). The ordering is the CPU's own; x86
  * keeps loads with loads and stores with stores.
  */
+#ifndef HOST_TEST
 #define READ_ONCE(x)     __atomic_load_n(&(x), __ATOMIC_RELAXED)
 #define WRITE_ONCE(x, v) __atomic_store_n(&(x), (v), __ATOMIC_RELAXED)
+#else
+/*
+ * On the host each one is also a step a model may stop at: host_step() is
+ * called if a program defines it (make check-rcu's does: there
+ * an interrupt may land, or the thread move to another CPU, at any
+ * READ_ONCE or WRITE_ONCE of kernel/rcu.c and kernel/softirq.c).
+ */
+void host_step(void) __attribute__((weak));       /* NULL unless a program defines it */
+#define HOST_STEP()      (host_step ? host_step() : (void)0)
+#define READ_ONCE(x)     (HOST_STEP(), __atomic_load_n(&(x), __ATOMIC_RELAXED))
+#define WRITE_ONCE(x, v) do {                                                   \
+	__typeof__(x) once_v_ = (v);    /* the value first: a step lies between its reads and the store */ \
+	HOST_STEP();                                                            \
+	__atomic_store_n(&(x), once_v_, __ATOMIC_RELAXED);                      \
+} while (0)
+#endif
+
+/*
+ * A load that later loads may not pass, a store that earlier stores may
+ * not pass (Linux's smp_load_acquire/smp_store_release): for a value that
+ * says another CPU's data is ready. One step each, as READ_ONCE.
+ */
+#ifndef HOST_TEST
+#define smp_load_acquire(p)     __atomic_load_n((p), __ATOMIC_ACQUIRE)
+#define smp_store_release(p, v) __atomic_store_n((p), (v), __ATOMIC_RELEASE)
+#else
+#define smp_load_acquire(p)     (HOST_STEP(), __atomic_load_n((p), __ATOMIC_ACQUIRE))
+#define smp_store_release(p, v) do {                                            \
+	__typeof__(*(p)) once_v_ = (v);                                         \
+	HOST_STEP();                                                            \
+	__atomic_store_n((p), once_v_, __ATOMIC_RELEASE);                       \
+} while (0)
+#endif
+
+/* One read-modify-write that no interrupt can split (one step on the host). */
+#ifndef HOST_TEST
+#define atomic_add(p, n) __atomic_add_fetch((p), (n), __ATOMIC_RELAXED)
+#define atomic_sub(p, n) __atomic_sub_fetch((p), (n), __ATOMIC_RELAXED)
+#else
+#define atomic_add(p, n) (HOST_STEP(), __atomic_add_fetch((p), (n), __ATOMIC_RELAXED))
+#define atomic_sub(p, n) (HOST_STEP(), __atomic_sub_fetch((p), (n), __ATOMIC_RELAXED))
+#endif
 
 /*
  * What sparse (make C=1) checks, and nothing to the compiler: pointers into

@@ -80,12 +80,32 @@ DEFINE_CR(3)
 DEFINE_CR(4)
 #undef DEFINE_CR
 
+#define RFLAGS_IF (1UL << 9)
+
+#ifndef HOST_TEST
 static inline u64 read_rflags(void)
 {
 	u64 v;
 	__asm__ volatile("pushfq; popq %0" : "=r"(v));
 	return v;
 }
+#else
+/*
+ * Host builds (unit tests, check-rcu, the simulator) run in user mode,
+ * where nothing can be masked: cli() and sti() clear and set a flag of
+ * their own, host_rflags, and read_rflags() reads it. Code that asks
+ * whether interrupts are on then gets an answer a model controls:
+ * check-rcu keeps one for each of its CPUs, and takes an interrupt only
+ * where the flag says interrupts are on. (Weak: every host file may
+ * define it; the linker keeps one.)
+ */
+__attribute__((weak)) u64 host_rflags = RFLAGS_IF;
+
+static inline u64 read_rflags(void)
+{
+	return host_rflags;
+}
+#endif
 
 static inline u64 read_rbp(void)
 {
@@ -100,8 +120,6 @@ static inline u64 read_rsp(void)
 	__asm__ volatile("mov %%rsp, %0" : "=r"(v));
 	return v;
 }
-
-#define RFLAGS_IF (1UL << 9)
 
 #ifndef HOST_TEST
 /* The interrupts-off tracer (kernel/irqoff.c) times each window from cli to sti. */
@@ -128,9 +146,8 @@ static inline void sti(void)
 	__asm__ volatile("sti" ::: "memory");
 }
 #else
-/* Host unit tests run in user mode, where cli/sti fault: nothing to mask. */
-static inline void cli(void) { }
-static inline void sti(void) { }
+static inline void cli(void) { host_rflags &= ~RFLAGS_IF; }
+static inline void sti(void) { host_rflags |= RFLAGS_IF; }
 #endif
 static inline void hlt(void) { __asm__ volatile("hlt" ::: "memory"); }
 static inline void cpu_relax(void) { __asm__ volatile("pause" ::: "memory"); }
