@@ -63,8 +63,22 @@ u64 softirq_end_ns(void);
  */
 void softirq_irq_exit(void);
 
+/*
+ * One round of ksoftirqd's loop, interrupts off: run what is pending
+ * (unless a softirq already runs here); false if nothing was. ksoftirqd
+ * calls it until false, letting others run in between; check-rcu calls it
+ * as the event "ksoftirqd runs".
+ */
+bool softirq_ksoftirqd_round(void);
+
 /* Start ksoftirqd on every online CPU (after smp_boot()). */
 void softirq_init(void);
+
+/* make check-rcu (HOST_TEST): start over; save or restore each CPU's pending mask. */
+void softirq_host_reset(void);
+size_t softirq_host_state_size(u32 ncpus);
+void softirq_host_save(void *buf, u32 ncpus);
+void softirq_host_restore(const void *buf, u32 ncpus);
 
 struct softirq_stats {
 	u64 runs;               /* do_softirq() loops that ran actions */
