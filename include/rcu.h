@@ -169,6 +169,20 @@ bool rcu_queued_here(const struct rcu_head *head);
  */
 void rcu_note_context_switch(void);
 void rcu_tick(bool quiescent);
+
+/*
+ * Is a tick, or the notice IPI, that lands here a quiescent state? In user
+ * mode; or in the idle thread, outside anything that raised preempt_count
+ * (a softirq, a reader, a spinlock) and with only this handler open:
+ * 2.6.14's rcu_check_callbacks() asked user || (idle_cpu(cpu) &&
+ * !in_softirq() && hardirq_count() <= (1 << HARDIRQ_SHIFT)); the
+ * preempt_count test goes further, so that an idle loop that ever took a
+ * reader would not count. sched_tick() and make check-rcu both ask it.
+ */
+static inline bool rcu_tick_quiescent(bool user, bool idle, int preempt_count, int irq_depth)
+{
+	return user || (idle && preempt_count == 0 && irq_depth == 1);
+}
 /* cond_resched() with preempt_count 0: under fqs, a quiescent state reported here and now. */
 void rcu_all_qs(void);
 

@@ -177,6 +177,7 @@ void mutex_lock(struct mutex *m);
 void mutex_unlock(struct mutex *m);
 
 #include "percpu.h"
+#include "rcu.h"
 #include "x86.h"
 
 static inline struct thread *current_thread(void)
@@ -203,19 +204,15 @@ static inline void preempt_enable(void)
 }
 
 /*
- * Asked from an interrupt handler (the tick, RCU's notice IPI): was this
- * CPU in its idle thread, outside anything that raised preempt_count (a
- * softirq, an RCU reader, a spinlock), with this handler the only one
- * open? Then no reader can be running here: a quiescent state. 2.6.14's
- * rcu_check_callbacks() asked idle_cpu(cpu) && !in_softirq() &&
- * hardirq_count() <= (1 << HARDIRQ_SHIFT); the preempt_count test goes
- * further, so that an idle loop that ever took a reader would not count.
+ * Asked from an interrupt handler (the tick, RCU's notice IPI): is this CPU
+ * in its idle thread with no reader possible (rcu_tick_quiescent(), rcu.h)?
  * A call another CPU's spin loop runs from this CPU's queue outside any
  * handler has irq_depth 0 and does not count.
  */
 static inline bool idle_and_outside_readers(const struct percpu *pc)
 {
-	return pc->current && pc->current->is_idle && pc->preempt_count == 0 && pc->irq_depth == 1;
+	return rcu_tick_quiescent(false, pc->current && pc->current->is_idle, pc->preempt_count,
+				  pc->irq_depth);
 }
 
 #endif

@@ -429,7 +429,7 @@ void sched_tick(bool user)
 	 * or another interrupt it was running), is a quiescent state; in the
 	 * kernel it is not: 2.6.14's rcu_check_callbacks(cpu, user).
 	 */
-	rcu_tick(user || idle_and_outside_readers(pc));
+	rcu_tick(rcu_tick_quiescent(user, t->is_idle, pc->preempt_count, pc->irq_depth));
 	if (t->is_idle) {
 		if (rq_of(pc->cpu)->nr_queued)
 			pc->need_resched = true;
