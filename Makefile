@@ -232,7 +232,7 @@ qr-check: $(B)/host/qr_encode | deps
 	$(PYTHON) tests/qr/qr_check.py $(B)/host/qr_encode
 
 # make check-rcu: every interleaving of a small world on kernel/rcu.c (tests/check/rcu_check.c).
-RCU_CHECK_SRC := kernel/rcu.c tests/check/rcu_check.c
+RCU_CHECK_SRC := kernel/rcu.c kernel/softirq.c tests/check/rcu_check.c
 RCU_WORLD     ?= 2 2 2
 $(B)/check/rcu_check: $(RCU_CHECK_SRC) $(wildcard include/*.h)
 	@mkdir -p $(dir $@)

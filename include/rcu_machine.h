@@ -32,6 +32,11 @@ static inline void rcu_machine_need_resched(void) { this_cpu()->need_resched = t
 static inline void rcu_machine_raise_softirq(void) { raise_softirq(SOFTIRQ_RCU); }
 static inline u64 rcu_machine_now_ns(void) { return ktime_ns(); }
 static inline u64 rcu_machine_softirq_end_ns(void) { return softirq_end_ns(); }
+/* cpu's RCU data is touched: with debug=on it must be this CPU's (debug.h). */
+static inline void rcu_machine_check_own(u32 cpu)
+{
+	DEBUG_CHECK(cpu == raw_smp_processor_id(), "another CPU's RCU data touched");
+}
 static inline void rcu_machine_preempt_disable(void) { preempt_disable(); }
 static inline void rcu_machine_preempt_enable(void) { preempt_enable(); }
 
@@ -59,6 +64,7 @@ void rcu_machine_need_resched(void);
 void rcu_machine_raise_softirq(void);
 u64 rcu_machine_now_ns(void);
 u64 rcu_machine_softirq_end_ns(void);
+void rcu_machine_check_own(u32 cpu);
 void rcu_machine_preempt_disable(void);
 void rcu_machine_preempt_enable(void);
 void rcu_machine_send_ipi(u32 cpu, enum rcu_ipi ipi);

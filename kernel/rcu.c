@@ -152,6 +152,16 @@ static bool batch_before(long a, long b)
 	return a - b < 0;
 }
 
+/*
+ * The state machine touches a CPU's rcu_data only on that CPU: each of its
+ * functions that takes one says so first. With debug=on the kernel checks
+ * it; check-rcu always does, and may have moved the thread meanwhile.
+ */
+static inline void rdp_is_mine(const struct rcu_data *rdp)
+{
+	rcu_machine_check_own((u32)(rdp - rcu_data));
+}
+
 static long base_blimit(void)
 {
 	return policy->blimit ? policy->blimit : (long)rcu_blimit_knob;
@@ -214,6 +224,7 @@ enum rcu_ipi rcu_forcing_ipi(void)
 static void note_new_batch(struct rcu_data *rdp, long cur)
 {
 	assert_irqs_disabled();
+	rdp_is_mine(rdp);
 	rdp->qs_pending = true;
 	rdp->passed_quiesc = false;
 	rdp->quiescbatch = cur;
@@ -244,7 +255,8 @@ static bool fqs_notices(void)
 static void quiet_now(struct rcu_data *rdp)
 {
 	assert_irqs_disabled();
-	long cur = __atomic_load_n(&rcp.cur, __ATOMIC_ACQUIRE);
+	rdp_is_mine(rdp);
+	long cur = smp_load_acquire(&rcp.cur);
 
 	if (rdp->quiescbatch != cur)
 		note_new_batch(rdp, cur);
@@ -306,12 +318,12 @@ static bool nothing_to_force(struct rcu_data *rdp, enum rcu_ipi ipi)
 {
 	if (policy->forcing == RCU_FORCE_RSINTERVAL)
 		return rdp->qlen - rdp->last_rs_qlen <= (long)rcu_rsinterval;
-	long cur = __atomic_load_n(&rcp.cur, __ATOMIC_ACQUIRE);
-	bool quiet = __atomic_load_n(&rcp.signaled, __ATOMIC_ACQUIRE) ||
-		     __atomic_load_n(&rcp.completed, __ATOMIC_ACQUIRE) == cur;
+	long cur = smp_load_acquire(&rcp.cur);
+	bool quiet = smp_load_acquire(&rcp.signaled) ||
+		     smp_load_acquire(&rcp.completed) == cur;
 
 	return quiet && (ipi != RCU_IPI_NOTICE || rdp->quiescbatch == cur) &&
-	       __atomic_load_n(&rcp.cur, __ATOMIC_ACQUIRE) == cur;
+	       smp_load_acquire(&rcp.cur) == cur;
 }
 
 /*
@@ -379,8 +391,8 @@ static void start_batch(void)
 	if (rcp.next_pending && rcp.completed == rcp.cur) {
 		rcp.next_pending = false;
 		/* cur before signaled, for nothing_to_force() */
-		__atomic_store_n(&rcp.cur, rcp.cur + 1, __ATOMIC_RELEASE);
-		__atomic_store_n(&rcp.signaled, false, __ATOMIC_RELEASE);
+		smp_store_release(&rcp.cur, rcp.cur + 1);
+		smp_store_release(&rcp.signaled, false);
 		memset(&rcp.cpumask, 0, sizeof(rcp.cpumask));
 		for (u32 cpu = 0; cpu < rcu_machine_nr_cpus(); cpu++)
 			if (rcu_machine_online(cpu))
@@ -395,7 +407,7 @@ static void cpu_quiet(u32 cpu)
 	assert_spin_locked(&rcp.lock);
 	rcp.cpumask.bits[cpu / 64] &= ~(1UL << (cpu % 64));
 	if (cpumask_empty(&rcp.cpumask)) {
-		__atomic_store_n(&rcp.completed, rcp.cur, __ATOMIC_RELEASE);
+		smp_store_release(&rcp.completed, rcp.cur);
 		start_batch();
 	}
 }
@@ -412,6 +424,7 @@ static void check_quiescent_state(u32 cpu, struct rcu_data *rdp)
 	long cur = READ_ONCE(rcp.cur);
 
 	assert_irqs_disabled();
+	rdp_is_mine(rdp);
 	if (rdp->quiescbatch != cur) {
 		note_new_batch(rdp, cur);
 		return;
@@ -437,15 +450,16 @@ static void check_quiescent_state(u32 cpu, struct rcu_data *rdp)
  */
 static struct rcu_head *next_done(struct rcu_data *rdp)
 {
-	struct rcu_head *head = rdp->donelist;
+	struct rcu_head *head = READ_ONCE(rdp->donelist);
 
+	rdp_is_mine(rdp);
 	if (!head)
 		return NULL;
-	rdp->donelist = head->next;
-	if (!rdp->donelist)
-		rdp->donetail = &rdp->donelist;
-	__atomic_sub_fetch(&rdp->qlen, 1, __ATOMIC_RELAXED);
-	__atomic_sub_fetch(&rdp->donelen, 1, __ATOMIC_RELAXED);
+	WRITE_ONCE(rdp->donelist, head->next);
+	if (!READ_ONCE(rdp->donelist))
+		WRITE_ONCE(rdp->donetail, &rdp->donelist);
+	atomic_sub(&rdp->qlen, 1);
+	atomic_sub(&rdp->donelen, 1);
 	return head;
 }
 
@@ -527,6 +541,7 @@ __hot_batch void rcu_process_callbacks(void)
 
 static bool rcu_pending(struct rcu_data *rdp)
 {
+	rdp_is_mine(rdp);
 	if (rdp->curlist && !batch_before(READ_ONCE(rcp.completed), rdp->batch))
 		return true;
 	if (!rdp->curlist && rdp->nxtlist)
@@ -563,7 +578,8 @@ __hot void rcu_all_qs(void)
 	u32 cpu = rcu_machine_cpu();
 	struct rcu_data *rdp = &rcu_data[cpu];
 
-	if (rdp->qs_pending || rdp->quiescbatch != __atomic_load_n(&rcp.cur, __ATOMIC_ACQUIRE)) {
+	rdp_is_mine(rdp);
+	if (READ_ONCE(rdp->qs_pending) || READ_ONCE(rdp->quiescbatch) != smp_load_acquire(&rcp.cur)) {
 		u64 flags = irq_save();
 
 		quiet_now(rdp);
@@ -964,8 +980,8 @@ u64 rcu_fqs_rounds(void)
 
 bool rcu_batch_running(void)
 {
-	return __atomic_load_n(&rcp.cur, __ATOMIC_ACQUIRE) !=
-	       __atomic_load_n(&rcp.completed, __ATOMIC_ACQUIRE);
+	return smp_load_acquire(&rcp.cur) !=
+	       smp_load_acquire(&rcp.completed);
 }
 
 bool rcu_cpu_owes_batch(u32 cpu)

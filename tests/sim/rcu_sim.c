@@ -97,6 +97,14 @@ void rcu_machine_need_resched(void) { cpus[current].need_resched = true; }
 void rcu_machine_raise_softirq(void) { cpus[current].raised = true; }
 u64 rcu_machine_now_ns(void) { return cpus[current].clock; }
 u64 rcu_machine_softirq_end_ns(void) { return ~0ULL; }   /* the model's softirq has no time bound */
+
+void rcu_machine_check_own(u32 cpu)
+{
+	if (cpu != current) {
+		fprintf(stderr, "sim: CPU %u touched CPU %u's RCU data\n", current, cpu);
+		abort();
+	}
+}
 void rcu_machine_preempt_disable(void) { }
 void rcu_machine_preempt_enable(void) { }
 
