@@ -10,11 +10,15 @@ it, and where to run:
     # kills: rcu.late_callback_waits_for_a_whole_grace_period
     # run: pair test=rcu            (a topology and a kernel command line)
     # run: host rcu                 (or the host unit tests, with a selection)
-    # run: check-rcu                (or make check-rcu, optionally with a world: 2 2 2)
+    # run: check-rcu                (or make check-rcu, optionally with flags and a
+                                     world: --no-migration 3 2 2)
     # run: story+nodebugexit test=boot   (a topology may carry matrix flags)
     # run: matrix shell-keyboard    (or boots of tests/matrix, as listed: firmware,
                                      flags and sessions included; names or globs)
     # timeout: 20                   (optional: seconds for its boots, default 45)
+    # escapes: check-rcu --no-interrupts 2 2 2   (optional, any number: a run
+                                     that must NOT kill it, which shows that
+                                     what the run leaves out is what finds it)
     --- a/kernel/rcu.c
     +++ b/kernel/rcu.c
     @@ ...
@@ -26,7 +30,9 @@ named suites, and print
     mutant NAME: killed by SUITE.CASE
     mutant NAME: SURVIVED
 
-A boot that hangs or panics kills its mutant too. The last line is
+A boot that hangs or panics kills its mutant too. A mutant that an
+"# escapes:" run kills as well is reported as such and counts as not killed:
+the class of step the escape leaves out was not what found it. The last line is
 "N mutants, N killed"; the exit status is 1 if any mutant survived, did not
 apply or did not build (a mutant that no longer applies must be updated
 with the code it mutates).
@@ -66,11 +72,11 @@ def read_mutant(path):
     i = 0
     while i < len(lines):
         line = lines[i]
-        match = re.match(r'# (why|kills|run|timeout): (.*)', line)
+        match = re.match(r'# (why|kills|run|escapes|timeout): (.*)', line)
         if match and not files:
             key, value = match.group(1), match.group(2).strip()
-            if key == 'run':
-                headers['run'].append(value)
+            if key in ('run', 'escapes'):
+                headers.setdefault(key, []).append(value)
             else:
                 headers[key] = value
         elif line.startswith('--- '):
@@ -150,12 +156,12 @@ def killer_of(records, expected=''):
     return None
 
 
-def run_tests(tree, name, headers):
-    """Run the mutant's "# run:" lines in tree; run.py's JSON records."""
+def run_tests(tree, name, headers, specs):
+    """Run specs ("# run:" lines) in tree; run.py's JSON records."""
     records = []
     out = os.path.join(tree, 'build', 'mutant.json')
     boots = []
-    for spec in headers['run']:
+    for spec in specs:
         kind, _, rest = spec.partition(' ')
         if kind == 'check-rcu':
             world = [f'RCU_WORLD={rest}'] if rest else []
@@ -215,9 +221,14 @@ def try_mutant(path):
         if built.returncode:
             raise MutantError('does not build: ' +
                               (built.stderr.strip().splitlines() or ['?'])[-1])
-        killer = killer_of(run_tests(tree, name, headers), headers.get('kills', ''))
+        killer = killer_of(run_tests(tree, name, headers, headers['run']),
+                           headers.get('kills', ''))
         if not killer:
             return name, f'mutant {name}: SURVIVED ({headers["why"]})', False
+        for spec in headers.get('escapes', []):
+            if killer_of(run_tests(tree, name, headers, [spec])):
+                return name, f'mutant {name}: killed by {killer}, but "{spec}" kills it ' \
+                    'too: what that run leaves out is not what finds it', False
         expected = headers.get('kills', '')
         note = '' if killer == expected else f'; expected {expected}' if expected else ''
         return name, f'mutant {name}: killed by {killer} ' \

@@ -14,6 +14,7 @@ import unittest
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), 'scripts'))
 import check_commits  # noqa: E402
+import mutants  # noqa: E402
 import tree_check  # noqa: E402
 
 KEPT = []           # the trees' folders, removed when the tests end
@@ -133,6 +134,42 @@ class MutantsApplyTest(unittest.TestCase):
         bad = tree.check('mutants')
         self.assertEqual(len(bad), 1)
         self.assertTrue(bad[0].startswith('tests/mutants/x.patch:1: does not apply to kernel/a.c'))
+
+
+class MutantEscapesTest(unittest.TestCase):
+    """scripts/mutants.py: a mutant that an "# escapes:" run also kills fails."""
+    PATCH = ('# why: torn count\n# kills: check-rcu.violation\n# run: check-rcu\n'
+             '# escapes: check-rcu --no-interrupts\n'
+             '--- a/kernel/a.c\n+++ b/kernel/a.c\n@@ -1 +1 @@\n-a\n+b\n')
+
+    def verdict(self, killing_specs):
+        tree = Tree({'tests/mutants/x.patch': self.PATCH})
+        saved = mutants.copy_tree, mutants.apply, mutants.run, mutants.run_tests
+        fail = {'status': 'fail', 'suite': 'check-rcu', 'case': 'violation'}
+
+        def run_tests(tree, name, headers, specs):
+            return [dict(fail) if s in killing_specs else {'status': 'pass'} for s in specs]
+        mutants.copy_tree = mutants.apply = lambda *a: None
+        mutants.run = lambda *a, **k: type('Done', (), {'returncode': 0})()
+        mutants.run_tests = run_tests
+        try:
+            return mutants.try_mutant(os.path.join(tree.root, 'tests/mutants/x.patch'))
+        finally:
+            mutants.copy_tree, mutants.apply, mutants.run, mutants.run_tests = saved
+
+    def test_the_escapes_are_read(self):
+        tree = Tree({'tests/mutants/x.patch': self.PATCH})
+        _, headers, _ = mutants.read_mutant(os.path.join(tree.root, 'tests/mutants/x.patch'))
+        self.assertEqual(headers['escapes'], ['check-rcu --no-interrupts'])
+
+    def test_killed_by_its_run_alone_is_killed(self):
+        name, line, killed = self.verdict({'check-rcu'})
+        self.assertTrue(killed, line)
+
+    def test_killed_by_its_escape_too_is_not(self):
+        name, line, killed = self.verdict({'check-rcu', 'check-rcu --no-interrupts'})
+        self.assertFalse(killed)
+        self.assertIn('kills it too', line)
 
 
 class CommitFormTest(unittest.TestCase):
