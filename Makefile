@@ -127,7 +127,7 @@ HOST_CFLAGS  := -std=gnu11 -O1 -g -Wall -Wextra -Werror -Wno-unused-parameter \
 	-fno-omit-frame-pointer -DHOST_TEST
 
 .PHONY: all iso run debug bench bench-compare plot test host-test qr-check deps plot-deps clean kernel-alone mutants \
-	fuzz fuzz-replay fuzz-deps test-clang check-rcu sim sim-plot
+	fuzz fuzz-replay fuzz-deps test-clang check-rcu check-rcu-3 sim sim-plot
 all: iso
 iso: $(B)/testbed.iso
 
@@ -242,8 +242,12 @@ $(B)/check/rcu_check: $(RCU_CHECK_SRC) $(wildcard include/*.h)
 check-rcu: $(B)/check/rcu_check
 	$(B)/check/rcu_check $(RCU_WORLD)
 
+# The longer search: three CPUs (about 500,000 states a mode; minutes, not seconds).
+check-rcu-3: $(B)/check/rcu_check
+	$(B)/check/rcu_check 3 2 2
+
 # make sim: kernel/rcu.c on a simulated machine of up to 4096 CPUs (tests/sim/rcu_sim.c).
-RCU_SIM_SRC := kernel/rcu.c tests/sim/rcu_sim.c
+RCU_SIM_SRC := kernel/rcu.c kernel/softirq.c tests/sim/rcu_sim.c
 SIM_ARGS    ?= all
 $(B)/sim/rcu_sim: $(RCU_SIM_SRC) $(wildcard include/*.h)
 	@mkdir -p $(dir $@)
@@ -287,6 +291,9 @@ test: $(B)/testbed.iso $(B)/host/unit $(B)/kernel-alone.elf $(B)/check/rcu_check
 	$(B)/sim/rcu_sim agree 2>/dev/null | cmp -s - $(B)/sim/agree.txt || \
 		{ echo "sim: two runs with the same seed differ"; exit 1; }
 	tail -1 $(B)/sim/agree.txt
+	$(B)/sim/rcu_sim readers > $(B)/sim/readers.txt 2>/dev/null || \
+		{ grep '^sim:' $(B)/sim/readers.txt; exit 1; }
+	grep '^sim:' $(B)/sim/readers.txt | tail -1
 	B=$(B) $(PYTHON) scripts/fuzz.py replay $(FUZZ_TARGETS)
 	$(PYTHON) scripts/docs_check.py
 	$(PYTHON) scripts/interface_check.py

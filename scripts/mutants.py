@@ -12,6 +12,7 @@ it, and where to run:
     # run: host rcu                 (or the host unit tests, with a selection)
     # run: check-rcu                (or make check-rcu, optionally with flags and a
                                      world: --no-migration 3 2 2)
+    # run: sim readers              (or make sim, with its arguments)
     # run: story+nodebugexit test=boot   (a topology may carry matrix flags)
     # run: matrix shell-keyboard    (or boots of tests/matrix, as listed: firmware,
                                      flags and sessions included; names or globs)
@@ -172,6 +173,14 @@ def run_tests(tree, name, headers, specs):
                             'suite': 'check-rcu' if violation else '', 'case':
                             'violation' if violation else 'binary', 'boot': 'check-rcu',
                             'reason': violation or (done.stderr.strip() or '?')[-100:]})
+        elif kind == 'sim':
+            done = run(['build/sim/rcu_sim'] + rest.split(), tree, timeout=600)
+            violation = next((line for line in done.stdout.splitlines()
+                              if 'VIOLATION' in line or 'DISAGREE' in line), None)
+            records.append({'status': 'fail' if done.returncode else 'pass',
+                            'suite': 'sim' if violation else '', 'case':
+                            (rest or 'all') if violation else 'binary', 'boot': 'sim',
+                            'reason': violation or (done.stderr.strip() or '?')[-100:]})
         elif kind == 'matrix':
             run(['python3', 'tests/run.py', 'test', '--matrix', 'tests/matrix',
                  '--only', rest, '--json', out], tree, timeout=900)
@@ -215,8 +224,9 @@ def try_mutant(path):
         apply(tree, files)
         kinds = [r.split(' ', 1)[0] for r in headers['run']]
         host = 'host' in kinds
-        boots = any(k not in ('host', 'check-rcu') for k in kinds)
-        targets = (['build/host/unit'] if host else []) + (['iso'] if boots else [])
+        boots = any(k not in ('host', 'check-rcu', 'sim') for k in kinds)
+        targets = (['build/host/unit'] if host else []) + (['iso'] if boots else []) + \
+            (['build/sim/rcu_sim'] if 'sim' in kinds else [])
         built = run(['make', '-s'] + targets, tree)
         if built.returncode:
             raise MutantError('does not build: ' +

@@ -5,7 +5,9 @@
  *
  * The machine is a discrete-event model. Each CPU runs one task: the
  * open/close storm in user mode or as a kernel thread, the hog (a kernel
- * thread that switches only when asked), or nothing (idle). Its events:
+ * thread that switches only when asked), a reader (a kernel thread that
+ * loops in and out of RCU read-side critical sections), or nothing
+ * (idle); and its ksoftirqd. Its events:
  *
  *   tick       every 1/HZ, at a phase the seed picks per CPU; it lands in
  *              user mode with the calibrated probability when the CPU
@@ -16,21 +18,36 @@
  *              or notice (rcu_forced_ipi(), told whether the CPU is idle:
  *              a quiescent state there, as a tick is)
  *
- * Between its events a CPU runs its task: storm iterations, each a
- * calibrated time, each opening and closing a file (call_rcu()). On the
- * way out of each interrupt: the RCU softirq (at most 10 rounds, then
- * ksoftirqd), then a switch if need_resched is set, which is a quiescent
- * state (rcu_note_context_switch()), and which runs ksoftirqd if it was
- * woken. A storm calls cond_resched() at the end of each iteration (the
- * return from close(), or the way back to user mode): rcu_all_qs(), then
- * a switch if need_resched is set. The hog never calls it (lab/storm.c).
- * Time slices: 100 ms. Callbacks take a calibrated time each. The file table
- * counts whole slabs of 128 files (vfs.count=slab), max_files 50,044.
+ * Between its events a CPU runs what is current: storm iterations, each
+ * a calibrated time, each opening and closing a file (call_rcu()); or
+ * ksoftirqd's rounds. On the way out of each interrupt: the kernel's own
+ * softirq_irq_exit() (kernel/softirq.c: up to 10 rounds within 2 ms and
+ * while nothing asked for a switch, then ksoftirqd is woken), then a
+ * switch if need_resched is set and no reader is inside, which is a
+ * quiescent state (rcu_note_context_switch()). A storm calls
+ * cond_resched() at the end of each iteration (the return from close(),
+ * or the way back to user mode): rcu_all_qs(), then a switch if
+ * need_resched is set. The hog never calls it (lab/storm.c).
  *
- * rcu.c is the kernel's own file, built against this machine through
- * include/rcu_machine.h. Everything random comes from the seed, so the
- * same seed prints the same bytes. Each storm prints the kernel's own
- * "storm:" line.
+ * The scheduler is the kernel's round robin for two threads a CPU: the
+ * task, and ksoftirqd at the lowest priority. Waking ksoftirqd takes the
+ * CPU only from the idle thread; otherwise it waits for the task's slice
+ * to end (storms and readers 100 ms, the hog 800 ms: it runs at the
+ * highest priority), then runs for its own 5 ms slice (one tick), one
+ * softirq_ksoftirqd_round() at a time with cond_resched() in between,
+ * until nothing is raised or its slice ends. Callbacks take a calibrated
+ * time each. The file table counts whole slabs of 128 files
+ * (vfs.count=slab), max_files 50,044.
+ *
+ * rcu.c and softirq.c are the kernel's own files, built against this
+ * machine through include/rcu_machine.h and include/softirq_machine.h.
+ * Everything random comes from the seed, so the same seed prints the
+ * same bytes. Each storm prints the kernel's own "storm:" line.
+ *
+ * Safety: every call_rcu() and every reader's start take a number from
+ * one sequence, in the order the simulation runs them (the order rcu.c
+ * sees). A callback that runs while a reader that started before its
+ * call_rcu() is still inside stops the program (make sim's "readers").
  *
  * The calibration (struct calibration) was measured once on QEMU TCG,
  * topology story, HZ 250 (docs/sim.md says how).
@@ -43,14 +60,18 @@
 
 #include "rcu.h"
 #include "rcu_machine.h"
+#include "softirq.h"
+#include "softirq_machine.h"
 #include "spinlock.h"
 
 #define HZ            250
 #define TICK_NS       (1000000000ULL / HZ)
-#define SLICE_TICKS   25                /* 100 ms */
+#define SLICE_TICKS   25                /* 100 ms: SCHED_SLICE_MS */
+#define HOG_SLICE_TICKS 200             /* 800 ms: SCHED_MAX_SLICE_MS, the hog's (highest priority) */
+#define KSOFTIRQD_SLICE_TICKS 1         /* 5 ms: SCHED_MIN_SLICE_MS, at least one tick */
 #define SLAB_FILES    128
 #define MAX_FILES     50044             /* the machine of the report */
-#define SOFTIRQ_ROUNDS 10
+#define ROUND_NS      100               /* a ksoftirqd round that ran no callback: its loop's cost */
 
 struct calibration {
 	u64 user_iter_ns;       /* one iteration of the user-mode storm */
@@ -69,7 +90,7 @@ struct calibration {
  */
 static const struct calibration cal = { 1800, 200, 580, 1400, 20000 };
 
-enum task { TASK_IDLE, TASK_STORM_USER, TASK_STORM_KERNEL, TASK_HOG };
+enum task { TASK_IDLE, TASK_STORM_USER, TASK_STORM_KERNEL, TASK_HOG, TASK_READER };
 
 struct sim_cpu {
 	enum task task;
@@ -77,16 +98,24 @@ struct sim_cpu {
 	u64 next_tick;
 	u64 ipi_at;             /* 0: none pending */
 	u8 ipi_kinds;           /* bit k: enum rcu_ipi k */
-	bool need_resched, raised, ksoftirqd_woken;
+	bool need_resched;
+	bool in_ksoftirqd;      /* ksoftirqd is current, not the task */
+	bool ksoftirqd_runnable;        /* woken, and not yet out of work */
+	int preempt_count;      /* SOFTIRQ_OFFSET while softirq.c runs actions; 1 in a reader */
 	u32 slice_left;
 	u64 done, target;
 	u64 ticks, user_ticks;
+	u64 reader_seq;         /* the running reader's number in the sequence; 0: none */
+	u64 reader_until;       /* when it leaves, or (outside) when the next one starts */
 	u32 version;            /* of its entry in the event heap */
 };
 
 static struct sim_cpu *cpus;
 static u32 ncpus, current;
 static u64 rng_state;
+static u64 seq;                         /* call_rcu()s and readers' starts, in the order run */
+static u64 think_ns;                    /* the running spec's */
+static u64 readers_inside, readers_run, callbacks_checked;
 
 /* --- the machine, for rcu.c ------------------------------------------------------- */
 
@@ -94,9 +123,9 @@ u32 rcu_machine_cpu(void) { return current; }
 u32 rcu_machine_nr_cpus(void) { return ncpus; }
 bool rcu_machine_online(u32 cpu) { return cpu < ncpus; }
 void rcu_machine_need_resched(void) { cpus[current].need_resched = true; }
-void rcu_machine_raise_softirq(void) { cpus[current].raised = true; }
+void rcu_machine_raise_softirq(void) { raise_softirq(SOFTIRQ_RCU); }
 u64 rcu_machine_now_ns(void) { return cpus[current].clock; }
-u64 rcu_machine_softirq_end_ns(void) { return ~0ULL; }   /* the model's softirq has no time bound */
+u64 rcu_machine_softirq_end_ns(void) { return softirq_end_ns(); }
 
 void rcu_machine_check_own(u32 cpu)
 {
@@ -107,6 +136,29 @@ void rcu_machine_check_own(u32 cpu)
 }
 void rcu_machine_preempt_disable(void) { }
 void rcu_machine_preempt_enable(void) { }
+
+/* --- the machine, for softirq.c ------------------------------------------------------- */
+
+u32 softirq_machine_cpu(void) { return current; }
+int softirq_machine_preempt_count(void) { return cpus[current].preempt_count; }
+void softirq_machine_preempt_add(int n) { cpus[current].preempt_count += n; }
+bool softirq_machine_need_resched(void) { return cpus[current].need_resched; }
+u64 softirq_machine_now_ns(void) { return cpus[current].clock; }
+
+static bool idle_now(const struct sim_cpu *c);
+
+/* The kernel's wake_up_thread() of a lowest-priority thread: it takes the CPU only from idle. */
+bool softirq_machine_wake_ksoftirqd(u32 cpu)
+{
+	struct sim_cpu *c = &cpus[cpu];
+
+	if (c->in_ksoftirqd)
+		return false;
+	c->ksoftirqd_runnable = true;
+	if (idle_now(c))
+		c->need_resched = true;
+	return true;
+}
 
 static void heap_push(u32 cpu);
 
@@ -203,7 +255,10 @@ struct file_head {
 	struct rcu_head rcu;
 	union {
 		struct file_head *next_free;    /* free */
-		u64 queued_at;                  /* waiting for its callback: when close() queued it */
+		struct {                        /* waiting for its callback: */
+			u64 queued_at;          /* when close() queued it */
+			u64 queued_seq;         /* and its number in the sequence */
+		};
 	};
 };
 
@@ -221,10 +276,28 @@ static u64 nr_files(void)
 	return (live_files + SLAB_FILES - 1) / SLAB_FILES * SLAB_FILES;
 }
 
+/* The safety check: no reader that started before f's call_rcu() is still inside. */
+static void check_readers(const struct file_head *f)
+{
+	callbacks_checked++;
+	for (u32 cpu = 0; cpu < ncpus; cpu++) {
+		const struct sim_cpu *r = &cpus[cpu];
+		if (r->reader_seq && r->reader_seq < f->queued_seq) {
+			printf("sim: VIOLATION: a callback queued at %llu ran on CPU %u while CPU %u's "
+			       "reader from %llu was inside\n", (unsigned long long)f->queued_seq,
+			       current, cpu, (unsigned long long)r->reader_seq);
+			exit(1);
+		}
+	}
+}
+
 static void file_free_rcu(struct rcu_head *rcu)
 {
 	struct file_head *f = (struct file_head *)rcu;
 	u64 latency;
+
+	if (readers_inside)
+		check_readers(f);
 
 	cpus[current].clock += cal.callback_ns;         /* rcu.budget_us sees the time pass */
 	latency = cpus[current].clock - f->queued_at;
@@ -252,6 +325,7 @@ static bool storm_iteration(struct sim_cpu *c)
 	if (nr_files() > peak_nr_files)
 		peak_nr_files = nr_files();
 	f->queued_at = c->clock;
+	f->queued_seq = ++seq;
 	call_rcu(&f->rcu, file_free_rcu);
 	total_done++;
 	if (++c->done == c->target)
@@ -265,46 +339,103 @@ static bool storming(const struct sim_cpu *c)
 	       c->done < c->target;
 }
 
-/* In its idle thread: no storm (or one that ended), no hog. */
+/* Does the task want the CPU (a storm with work left, the hog, a reader)? */
+static bool task_runnable(const struct sim_cpu *c)
+{
+	return storming(c) || c->task == TASK_HOG || c->reader_seq;
+}
+
+/* In its idle thread: the task has nothing to do and ksoftirqd is not running. */
 static bool idle_now(const struct sim_cpu *c)
 {
-	return !storming(c) && c->task != TASK_HOG;
+	return !c->in_ksoftirqd && !task_runnable(c);
 }
 
-/* --- softirq, ksoftirqd, switches ------------------------------------------------------ */
+/* --- switches, ksoftirqd, readers --------------------------------------------------------- */
 
-static void do_softirq(struct sim_cpu *c, bool in_ksoftirqd)
+static u32 task_slice(const struct sim_cpu *c)
 {
-	for (u32 round = 0; round < SOFTIRQ_ROUNDS && c->raised; round++) {
-		c->raised = false;
-		rcu_process_callbacks();        /* each callback advances c->clock */
-	}
-	if (c->raised && !in_ksoftirqd) {
-		c->ksoftirqd_woken = true;
-		if (c->task == TASK_IDLE || (c->task != TASK_HOG && !storming(c)))
-			c->need_resched = true;         /* woken on an idle CPU, it runs at once */
-	}
+	return c->task == TASK_HOG ? HOG_SLICE_TICKS : SLICE_TICKS;
 }
 
-static void switch_threads(struct sim_cpu *c)
+/*
+ * schedule(): a quiescent state; then the other runnable thread if there
+ * is one (round robin of the task and ksoftirqd), else the same again.
+ */
+static void schedule_sim(struct sim_cpu *c)
 {
 	rcu_note_context_switch();
 	c->need_resched = false;
-	c->slice_left = SLICE_TICKS;
-	if (c->ksoftirqd_woken) {
-		c->ksoftirqd_woken = false;
-		while (c->raised)
-			do_softirq(c, true);
-		rcu_note_context_switch();      /* and back */
+	if (!c->in_ksoftirqd && c->ksoftirqd_runnable) {
+		c->in_ksoftirqd = true;
+		c->slice_left = KSOFTIRQD_SLICE_TICKS;
+	} else if (c->in_ksoftirqd && (task_runnable(c) || !c->ksoftirqd_runnable)) {
+		c->in_ksoftirqd = false;
+		c->slice_left = task_slice(c);
+	} else {
+		c->slice_left = c->in_ksoftirqd ? KSOFTIRQD_SLICE_TICKS : task_slice(c);
 	}
 }
 
-/* Run c's task up to time t. */
-static void run_until(struct sim_cpu *c, u64 t)
+/* cond_resched() outside any reader: rcu_all_qs(), then a switch if asked. */
+static void cond_resched_sim(struct sim_cpu *c)
 {
-	u64 iter = c->task == TASK_STORM_USER ? cal.user_iter_ns : cal.kernel_iter_ns;
+	rcu_all_qs();
+	if (c->need_resched)
+		schedule_sim(c);
+}
 
-	while (storming(c) && c->clock + iter <= t) {
+/* ksoftirqd, up to time t: rounds until nothing is raised, then it blocks. */
+static void run_ksoftirqd(struct sim_cpu *c, u64 t)
+{
+	while (c->in_ksoftirqd && c->clock < t) {
+		u64 before = c->clock;
+
+		if (!softirq_ksoftirqd_round()) {
+			c->ksoftirqd_runnable = false;  /* nothing raised: it sleeps */
+			schedule_sim(c);
+			break;
+		}
+		if (c->clock == before)
+			c->clock += ROUND_NS;
+		cond_resched_sim(c);
+	}
+}
+
+/*
+ * A reader thread, up to time t: it wakes (a switch from idle), reads
+ * (rcu_read_lock() ... rcu_read_unlock(): preempt_count 1, no switch),
+ * then sleeps (a switch to idle) until the next read. Most reads are
+ * short; one in four spans up to four ticks, so that ticks, IPIs
+ * and softirqs land inside it. While it sleeps, the CPU is idle.
+ */
+static void run_reader(struct sim_cpu *c, u64 t)
+{
+	while (!c->in_ksoftirqd && c->task == TASK_READER && !stopped && c->reader_until <= t) {
+		c->clock = MAX(c->clock, c->reader_until);
+		if (c->reader_seq) {
+			c->reader_seq = 0;              /* rcu_read_unlock() */
+			c->preempt_count--;
+			readers_inside--;
+			c->reader_until = c->clock + rng() % TICK_NS;
+			schedule_sim(c);                /* it sleeps */
+		} else {
+			rcu_note_context_switch();      /* woken: idle switches to it */
+			c->reader_seq = ++seq;          /* rcu_read_lock() */
+			c->preempt_count++;
+			readers_inside++;
+			readers_run++;
+			c->reader_until = c->clock + (rng() % 4 ? rng() % 20000 : rng() % (4 * TICK_NS));
+		}
+	}
+}
+
+/* A storm, up to time t. */
+static void run_storm_task(struct sim_cpu *c, u64 t)
+{
+	u64 iter = (c->task == TASK_STORM_USER ? cal.user_iter_ns : cal.kernel_iter_ns) + think_ns;
+
+	while (!c->in_ksoftirqd && storming(c) && c->clock + iter <= t) {
 		c->clock += iter;
 		if (!storm_iteration(c)) {
 			stopped = true;
@@ -312,36 +443,47 @@ static void run_until(struct sim_cpu *c, u64 t)
 			done_at_enfile = rcu_done_len(current);
 			break;
 		}
-		rcu_all_qs();           /* cond_resched(): after close(), or on the way back to user */
-		if (c->need_resched)
-			switch_threads(c);      /* the return from close(), or cond_resched() */
+		cond_resched_sim(c);    /* after close(), or on the way back to user */
+	}
+}
+
+/* Run c's current thread, and whatever it switches to, up to time t. */
+static void run_until(struct sim_cpu *c, u64 t)
+{
+	for (u32 switches = 0; c->clock < t && switches < 16; switches++) {
+		bool was_ksoftirqd = c->in_ksoftirqd;
+
+		if (c->in_ksoftirqd)
+			run_ksoftirqd(c, t);
+		else if (c->task == TASK_READER)
+			run_reader(c, t);
+		else
+			run_storm_task(c, t);
+		if (c->in_ksoftirqd == was_ksoftirqd)
+			break;                  /* no switch: ran up to t, or blocked */
 	}
 	if (c->clock < t)
 		c->clock = t;
 }
 
+/* sched_tick(): RCU's tick with the kernel's own test, then the slice. */
 static void tick(struct sim_cpu *c)
 {
-	bool quiescent;
 	bool late = c->clock > c->next_tick;    /* due while the CPU ran softirq work */
+	bool user = false;
 
-	if (storming(c) && c->task == TASK_STORM_USER) {
-		bool user = rng() % 1000 < cal.user_tick_permille && !late;
+	if (!c->in_ksoftirqd && storming(c)) {
 		c->ticks++;
+		if (c->task == TASK_STORM_USER)
+			user = rng() % 1000 < cal.user_tick_permille && !late;
 		c->user_ticks += user;
-		quiescent = user;
-	} else if (storming(c)) {
-		c->ticks++;
-		quiescent = false;
-	} else {
-		quiescent = idle_now(c);
 	}
-	rcu_tick(quiescent);
-	if (c->task == TASK_HOG || storming(c)) {
-		if (--c->slice_left == 0)
-			c->need_resched = true;
-	} else if (c->ksoftirqd_woken) {
-		c->need_resched = true;                 /* woken on an idle CPU: it runs */
+	rcu_tick(rcu_tick_quiescent(user, idle_now(c), c->preempt_count, 1));
+	if (idle_now(c)) {
+		if (c->ksoftirqd_runnable)
+			c->need_resched = true;         /* woken on an idle CPU: it runs */
+	} else if (c->slice_left && --c->slice_left == 0) {
+		c->need_resched = true;
 	}
 	c->next_tick += TICK_NS;
 }
@@ -349,13 +491,14 @@ static void tick(struct sim_cpu *c)
 static void ipi(struct sim_cpu *c)
 {
 	if (c->ipi_kinds & (1u << RCU_IPI_NOTICE))
-		rcu_forced_ipi(idle_now(c));
+		rcu_forced_ipi(rcu_tick_quiescent(false, idle_now(c), c->preempt_count, 1));
 	if (c->ipi_kinds & (1u << RCU_IPI_RESCHED))
 		c->need_resched = true;
 	c->ipi_kinds = 0;                               /* a bare one is only acknowledged */
 	c->ipi_at = 0;
 }
 
+/* An interrupt, then its exit: the softirq, and a switch if asked and allowed. */
 static void interrupt(u32 cpu, u64 at)
 {
 	struct sim_cpu *c = &cpus[cpu];
@@ -366,10 +509,9 @@ static void interrupt(u32 cpu, u64 at)
 		tick(c);
 	if (c->ipi_at && at >= c->ipi_at)
 		ipi(c);
-	if (c->raised)
-		do_softirq(c, false);
-	if (c->need_resched)
-		switch_threads(c);
+	softirq_irq_exit();
+	if (c->need_resched && c->preempt_count == 0)
+		schedule_sim(c);
 	heap_push(cpu);
 }
 
@@ -384,6 +526,8 @@ struct storm_spec {
 	u64 per_cpu;
 	u64 qhimark;
 	u64 max_files;                  /* 0: MAX_FILES */
+	bool readers;                   /* the other CPUs run readers instead of idling */
+	u64 think_ns;                   /* a writer, not a storm: this long between iterations */
 };
 
 struct storm_outcome {
@@ -410,15 +554,21 @@ static struct storm_outcome run_storm(const struct storm_spec *s, u64 seed)
 	stopped = false;
 	rng_state = seed * 0x9e3779b97f4a7c15ULL + 1;
 	rcu_host_reset(s->mode, s->qhimark, 1000, false);
+	softirq_host_reset();
+	open_softirq(SOFTIRQ_RCU, rcu_process_callbacks);
+	seq = readers_inside = 0;
+	think_ns = s->think_ns;
 	heap_len = 0;
 	for (u32 cpu = 0; cpu < ncpus; cpu++) {
 		struct sim_cpu *c = &cpus[cpu];
 		bool storms = cpu >= s->storm_first && cpu < s->storm_first + s->storm_count;
 		c->task = storms ? (s->user ? TASK_STORM_USER : TASK_STORM_KERNEL) :
-			  (s32)cpu == s->hog ? TASK_HOG : TASK_IDLE;
+			  (s32)cpu == s->hog ? TASK_HOG : s->readers ? TASK_READER : TASK_IDLE;
 		c->target = s->per_cpu;
-		c->slice_left = SLICE_TICKS;
+		c->slice_left = task_slice(c);
 		c->next_tick = rng() % TICK_NS + 1;
+		if (c->task == TASK_READER)
+			c->reader_until = rng() % TICK_NS;
 		heap_push(cpu);
 	}
 	u64 gps0 = rcu_completed_batches(), fqs0 = rcu_fqs_rounds();
@@ -532,7 +682,7 @@ static bool agree(u64 seed)
 	for (size_t i = 0; i < sizeof(claims) / sizeof(claims[0]); i++) {
 		const struct claim *c = &claims[i];
 		struct storm_spec s = { c->mode, c->user, c->ncpus, c->storm_first, c->storm_count,
-					c->hog, STORY_N, 10000, 0 };
+					c->hog, STORY_N, 10000, 0, false, 0 };
 		u32 enfiles = 0;
 		for (u32 k = 0; k < AGREE_SEEDS; k++)
 			enfiles += run_storm(&s, seed + 100 * i + k).enfile_at >= 0;
@@ -564,13 +714,13 @@ static void storm_on_every_cpu(u64 seed)
 		enum rcu_mode mode = modes[m];
 
 		for (u32 n = 1; n <= 16; n *= 2) {
-			struct storm_spec s = { mode, false, n, 0, n, -1, STORY_N, 10000, 0 };
+			struct storm_spec s = { mode, false, n, 0, n, -1, STORY_N, 10000, 0, false, 0 };
 			run_storm(&s, seed + n);
 		}
 		for (size_t i = 0; i < NR_SIZES && machine_sizes[i] <= 512; i++) {
 			u32 n = machine_sizes[i];
 			struct storm_spec s = { mode, false, n, 0, n, -1, 50000, 10000,
-						(u64)n * (MAX_FILES / 4) };
+						(u64)n * (MAX_FILES / 4), false, 0 };
 			run_storm(&s, seed + n);
 		}
 	}
@@ -586,7 +736,7 @@ static void three_storms_and_a_hog(u64 seed)
 	u32 enfiles = 0;
 
 	for (u32 k = 0; k < 10; k++) {
-		struct storm_spec s = { RCU_MODE_FQS, false, 4, 0, 3, 3, 200000, 10000, 0 };
+		struct storm_spec s = { RCU_MODE_FQS, false, 4, 0, 3, 3, 200000, 10000, 0, false, 0 };
 		enfiles += run_storm(&s, seed + k).enfile_at >= 0;
 	}
 	printf("sim: fqs, three storms and a hog: ENFILE in %u of 10 runs\n", enfiles);
@@ -594,14 +744,51 @@ static void three_storms_and_a_hog(u64 seed)
 
 /*
  * The largest world: a kernel-thread storm of 100,000 iterations on each of
- * 4096 CPUs under fqs, with files enough for all (409.6 million). It needs some 1.7 GB for
+ * 4096 CPUs under fqs, with files enough for all (409.6 million). It needs some 1.3 GB for
  * the callbacks queued at the peak, so make test does not run it: make sim SIM_ARGS=big.
  */
 static void big(u64 seed)
 {
 	struct storm_spec s = { RCU_MODE_FQS, false, 4096, 0, 4096, -1, 100000, 10000,
-				4096ULL * 100000 };
+				4096ULL * 100000, false, 0 };
 	run_storm(&s, seed);
+}
+
+/*
+ * The safety check at scale: writers on the first CPUs (an open and close
+ * every 50 us, so that queues stay short and a callback runs soon after its
+ * grace period: a storm's backlog would hide an early one behind
+ * milliseconds of older callbacks), and every other CPU a reader thread
+ * (run_reader()), in every mode, on 4 and 16 CPUs. A callback that runs
+ * inside an older reader stops the program (check_readers()); each run
+ * says how many callbacks ran while some reader was inside, each checked.
+ */
+static bool readers(u64 seed)
+{
+	static const struct { u32 ncpus, storms; bool user; } machines[] = {
+		{ 4, 1, true }, { 4, 2, false }, { 16, 2, true }, { 16, 4, false },
+	};
+
+	u64 checked = 0;
+
+	for (size_t i = 0; i < ARRAY_SIZE(machines); i++) {
+		for (enum rcu_mode mode = 0; mode < RCU_NR_MODES; mode++) {
+			struct storm_spec s = {
+				.mode = mode, .user = machines[i].user, .ncpus = machines[i].ncpus,
+				.storm_count = machines[i].storms, .hog = -1, .per_cpu = 20000,
+				.qhimark = 10000, .readers = true, .think_ns = 50000,
+			};
+
+			readers_run = callbacks_checked = 0;
+			run_storm(&s, seed + 10 * i + mode);
+			printf("sim: readers: mode=%s cpus=%u storms=%u: %llu callbacks ran beside "
+			       "readers, none inside an older one (%llu readers)\n",
+			       rcu_modes[mode].name, s.ncpus, s.storm_count,
+			       (unsigned long long)callbacks_checked, (unsigned long long)readers_run);
+			checked += callbacks_checked;
+		}
+	}
+	return checked > 0;             /* a check that saw nothing checked nothing */
 }
 
 /* One user storm on CPU 0 of machines of 2 to 4096 CPUs, the others idle, every mode. */
@@ -610,7 +797,7 @@ static void scale(u64 seed)
 	for (size_t i = 0; i < NR_SIZES; i++) {
 		for (enum rcu_mode mode = 0; mode < RCU_NR_MODES; mode++) {
 			u32 n = machine_sizes[i];
-			struct storm_spec s = { mode, true, n, 0, 1, -1, 100000, 10000, 0 };
+			struct storm_spec s = { mode, true, n, 0, 1, -1, 100000, 10000, 0, false, 0 };
 			run_storm(&s, seed + n + mode);
 		}
 	}
@@ -635,6 +822,8 @@ int main(int argc, char **argv)
 		storm_on_every_cpu(seed);
 		three_storms_and_a_hog(seed);
 	}
+	if (all || !strcmp(what, "readers"))
+		ok = readers(seed) && ok;
 	if (all || !strcmp(what, "scale"))
 		scale(seed);
 	if (!strcmp(what, "big"))
