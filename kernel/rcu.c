@@ -123,7 +123,7 @@ struct rcu_ctrlblk {
 	struct cpumask cpumask;
 	u64 fqs_rounds;
 	u64 gp_start_ns;        /* when cur began (the stall warning's clock) */
-	long stall_reported;    /* the last batch a stall warning was printed for */
+	bool stall_warned;      /* cur's stall warning is printed (false at each start) */
 };
 
 struct rcu_data {
@@ -398,6 +398,7 @@ static void start_batch(void)
 			if (rcu_machine_online(cpu))
 				cpumask_set(&rcp.cpumask, cpu);
 		WRITE_ONCE(rcp.gp_start_ns, rcu_machine_now_ns());
+		WRITE_ONCE(rcp.stall_warned, false);
 	}
 }
 
@@ -670,7 +671,7 @@ static void check_stall(void)
 
 	u64 stall_ms = READ_ONCE(rcu_stall_ms);
 
-	if (!stall_ms || cur == READ_ONCE(rcp.completed) || READ_ONCE(rcp.stall_reported) == cur)
+	if (!stall_ms || cur == READ_ONCE(rcp.completed) || READ_ONCE(rcp.stall_warned))
 		return;
 	u64 waited = rcu_machine_now_ns() - READ_ONCE(rcp.gp_start_ns);
 	if (waited < stall_ms * 1000000)
@@ -678,9 +679,9 @@ static void check_stall(void)
 	struct cpumask owe;
 
 	spin_lock(&rcp.lock);
-	bool mine = rcp.cur == cur && rcp.completed != cur && rcp.stall_reported != cur;
+	bool mine = rcp.cur == cur && rcp.completed != cur && !rcp.stall_warned;
 	if (mine) {
-		rcp.stall_reported = cur;
+		rcp.stall_warned = true;
 		owe = rcp.cpumask;
 	}
 	spin_unlock(&rcp.lock);

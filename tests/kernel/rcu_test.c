@@ -856,32 +856,66 @@ static void queue_behind_the_holder(void *arg)
 	call_rcu(&head, ignore_callback);
 }
 
+#define NO_STALL_LINE (-(1L << 62))
+
+/* The last "grace period N stalled" line in tail: N, or NO_STALL_LINE if there is none. */
+static long last_stalled_batch(const char *tail)
+{
+	const char *key = "rcu: INFO: grace period ", *last = NULL;
+	long n = 0, sign = 1;
+
+	for (const char *p = strstr(tail, key); p; p = strstr(p + 1, key))
+		last = p;
+	if (!last)
+		return NO_STALL_LINE;
+	last += strlen(key);
+	if (*last == '-') {
+		sign = -1;
+		last++;
+	}
+	while (*last >= '0' && *last <= '9')
+		n = n * 10 + (*last++ - '0');
+	return sign * n;
+}
+
+/*
+ * Twice, so that the second grace period is warned about too: the warning
+ * is once per grace period, not once per boot (a warning that compared
+ * batch numbers with a "none yet" of 0 missed grace period 0, the 300th
+ * of a boot, since the first is -299).
+ */
 static void a_stalled_grace_period_names_the_cpu_holding_it(struct ktest *t)
 {
 	static struct reader r;
 	static char tail[4096];
 	char want[96];
 	u32 writer, holder;
+	long warned[2];
 
 	if (!two_cpus(&writer, &holder))
 		KTEST_SKIP(t, "one CPU");
 	rcu_barrier();
 	u64 before = rcu_set_stall_ms(STALL_TEST_MS);
-	r = (struct reader){ .cpu = holder, .ticks = STALL_HOLD_TICKS };
-	struct thread *th = thread_create("holder", hold_the_read_side_halted, &r, holder);
-	ASSERT_TRUE(t, th != NULL);
-	run_on(writer, queue_behind_the_holder, &r);
-	thread_join(th);
-	rcu_barrier();
+	for (int round = 0; round < 2; round++) {
+		r = (struct reader){ .cpu = holder, .ticks = STALL_HOLD_TICKS };
+		struct thread *th = thread_create("holder", hold_the_read_side_halted, &r, holder);
+		ASSERT_TRUE(t, th != NULL);
+		run_on(writer, queue_behind_the_holder, &r);
+		thread_join(th);
+		rcu_barrier();
+		printk_log_tail(tail, sizeof(tail));
+		snprintf(want, sizeof(want), "have not passed a quiescent state");
+		EXPECT_TRUE(t, strstr(tail, want) != NULL);
+		snprintf(want, sizeof(want), "rcu:   CPU %u: running holder", holder);
+		EXPECT_TRUE(t, strstr(tail, want) != NULL);
+		snprintf(want, sizeof(want), "rcu: CPU %u holds up grace period", holder);
+		EXPECT_TRUE(t, strstr(tail, want) != NULL);
+		EXPECT_TRUE(t, strstr(tail, "hold_the_read_side_halted") != NULL);     /* its backtrace */
+		warned[round] = last_stalled_batch(tail);
+		EXPECT_NE(t, warned[round], NO_STALL_LINE);
+	}
 	rcu_set_stall_ms(before);
-	printk_log_tail(tail, sizeof(tail));
-	snprintf(want, sizeof(want), "have not passed a quiescent state");
-	EXPECT_TRUE(t, strstr(tail, want) != NULL);
-	snprintf(want, sizeof(want), "rcu:   CPU %u: running holder", holder);
-	EXPECT_TRUE(t, strstr(tail, want) != NULL);
-	snprintf(want, sizeof(want), "rcu: CPU %u holds up grace period", holder);
-	EXPECT_TRUE(t, strstr(tail, want) != NULL);
-	EXPECT_TRUE(t, strstr(tail, "hold_the_read_side_halted") != NULL);     /* its backtrace */
+	EXPECT_TRUE(t, warned[1] > warned[0]);  /* the second grace period had its own warning */
 }
 
 static const struct ktest_case rcu_cases[] = {
