@@ -242,7 +242,7 @@ $(B)/check/rcu_check: $(RCU_CHECK_SRC) $(wildcard include/*.h)
 check-rcu: $(B)/check/rcu_check
 	$(B)/check/rcu_check $(RCU_WORLD)
 
-# The longer search: three CPUs (about 500,000 states a mode; minutes, not seconds).
+# The longer search: three CPUs (up to 500,000 states a mode: a minute or two).
 check-rcu-3: $(B)/check/rcu_check
 	$(B)/check/rcu_check 3 2 2
 
