@@ -3,17 +3,18 @@
  * debug.h - the kernel checking its own rules, with debug=on.
  *
  * Linux checks these rules with lockdep, CONFIG_DEBUG_PREEMPT and
- * CONFIG_PROVE_RCU; testbed with three checks that cost one load and one
+ * CONFIG_PROVE_RCU; testbed with checks that cost one load and one
  * branch when off (the default):
  *
  *   assert_irqs_disabled()   a function whose comment says "interrupts
  *                            off" was called with them on (Linux's
  *                            lockdep_assert_irqs_disabled());
  *   assert_spin_locked(l)    a function that needs l held runs without it;
- *   smp_processor_id()       (percpu.h) read where the thread may move to
- *                            another CPU the next instruction: preemption
+ *   smp_processor_id(),      (percpu.h) read where the thread may move to
+ *   this_cpu()               another CPU the next instruction: preemption
  *                            and interrupts on, not pinned to one CPU
- *                            (debug_smp_processor_id() in Linux);
+ *                            (debug_smp_processor_id() and this_cpu_ptr()
+ *                            under CONFIG_DEBUG_PREEMPT in Linux);
  *   rcu_dereference(p)       (rcu.h) outside a read-side critical section
  *                            (PROVE_RCU's "suspicious rcu_dereference()").
  *

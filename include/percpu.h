@@ -44,7 +44,7 @@ struct percpu {
 	const struct trap_frame *irq_frame;     /* what the outermost one interrupted */
 	bool need_resched;              /* switch at the next chance */
 	u64 ticks;                      /* timer interrupts taken here */
-	struct fault_catcher *catcher;  /* innermost fault_catch() (trap.c) */
+	struct fault_catcher *catcher;  /* innermost fault_catch() before threads (trap.c) */
 	void *rcu;                      /* RCU's per-CPU data */
 	struct cpu_tables tables;       /* this CPU's GDT and TSS */
 };
@@ -53,7 +53,12 @@ extern struct percpu percpu[MAX_CPUS];
 extern u32 nr_cpus;                     /* CPUs the MADT lists (enabled) */
 extern u32 nr_cpus_online;
 
-static inline struct percpu *this_cpu(void)
+/*
+ * This CPU's struct, unchecked: for data that is right whichever CPU the
+ * thread ends up on (its current thread, the preempt_count it is about to
+ * test), or a value that may be stale (a node to prefer, a message).
+ */
+static inline struct percpu *raw_this_cpu(void)
 {
 	struct percpu *p;
 
@@ -69,24 +74,40 @@ static inline struct percpu *this_cpu(void)
  * raw_smp_processor_id() is for a number that may be stale, such as in a
  * message or a statistic.
  */
-void debug_smp_processor_id(const struct percpu *pc, const char *where);
+void debug_percpu_access(const struct percpu *pc, const char *what, const char *where);
 
 static inline u32 raw_smp_processor_id(void)
 {
-	return this_cpu()->cpu;
+	return raw_this_cpu()->cpu;
 }
 
 static inline u32 smp_processor_id_in(const char *where)
 {
-	struct percpu *pc = this_cpu();
+	struct percpu *pc = raw_this_cpu();
 
 #ifndef HOST_TEST
 	if (unlikely(debug_checks))
-		debug_smp_processor_id(pc, where);
+		debug_percpu_access(pc, "smp_processor_id() in preemptible code", where);
 #endif
 	return pc->cpu;
 }
 #define smp_processor_id() smp_processor_id_in(__func__)
+
+/*
+ * This CPU's struct, under the same rule as smp_processor_id(), checked
+ * the same way (Linux's this_cpu_ptr() under CONFIG_DEBUG_PREEMPT).
+ */
+static inline struct percpu *this_cpu_in(const char *where)
+{
+	struct percpu *pc = raw_this_cpu();
+
+#ifndef HOST_TEST
+	if (unlikely(debug_checks))
+		debug_percpu_access(pc, "this_cpu() in preemptible code", where);
+#endif
+	return pc;
+}
+#define this_cpu() this_cpu_in(__func__)
 
 #ifndef HOST_TEST
 /*

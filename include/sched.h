@@ -182,7 +182,7 @@ void mutex_unlock(struct mutex *m);
 
 static inline struct thread *current_thread(void)
 {
-	return this_cpu()->current;
+	return raw_this_cpu()->current;      /* the same on whichever CPU it runs */
 }
 
 /*
@@ -198,7 +198,8 @@ static inline void preempt_disable(void)
 
 static inline void preempt_enable(void)
 {
-	if (preempt_count_dec_and_test() && this_cpu()->need_resched &&
+	/* raw: a thread moved just now asks the new CPU, which is as right */
+	if (preempt_count_dec_and_test() && raw_this_cpu()->need_resched &&
 	    (read_rflags() & RFLAGS_IF))
 		schedule();
 }

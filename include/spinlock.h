@@ -48,7 +48,7 @@ void spinlock_recursion(struct spinlock *l) __noreturn;
 #ifndef HOST_TEST
 static inline void lock_preempt_off(void) { preempt_count_inc(); }
 static inline void lock_preempt_on(void) { preempt_count_dec_and_test(); }
-static inline s32 lock_cpu(void) { return (s32)this_cpu()->cpu; }
+static inline s32 lock_cpu(void) { return (s32)raw_this_cpu()->cpu; }   /* preemption off */
 #else
 /* Host unit tests: one thread, no preemption to count. */
 static inline void lock_preempt_off(void) { }

@@ -55,7 +55,7 @@ void debug_fail(const char *what, const char *where)
 			       DEBUG_PLACES);
 		return;
 	}
-	const struct percpu *pc = this_cpu();
+	const struct percpu *pc = raw_this_cpu();
 	printk(KERN_ERR "debug: %s in %s() (CPU %u, %s, preempt_count %d)\n", what, where, pc->cpu,
 	       pc->current ? pc->current->name : "boot", pc->preempt_count);
 	backtrace_print(0, read_rbp());
@@ -67,11 +67,11 @@ u64 debug_failures(void)
 }
 
 /*
- * smp_processor_id() in code that may move (percpu.h): preemption and
- * interrupts on, no interrupt being handled, a scheduler running threads,
- * and the current thread allowed on other CPUs too.
+ * smp_processor_id() or this_cpu() in code that may move (percpu.h):
+ * preemption and interrupts on, no interrupt being handled, a scheduler
+ * running threads, and the current thread allowed on other CPUs too.
  */
-void debug_smp_processor_id(const struct percpu *pc, const char *where)
+void debug_percpu_access(const struct percpu *pc, const char *what, const char *where)
 {
 	const struct thread *t = pc->current;
 	struct cpumask others;
@@ -82,5 +82,5 @@ void debug_smp_processor_id(const struct percpu *pc, const char *where)
 	others = t->affinity;
 	others.bits[pc->cpu / 64] &= ~(1UL << (pc->cpu % 64));
 	if (!cpumask_empty(&others))
-		debug_fail("smp_processor_id() in preemptible code", where);
+		debug_fail(what, where);
 }

@@ -322,7 +322,7 @@ static struct thread *create(const char *name, void (*fn)(void *), void *arg, u3
 			     enum thread_priority prio)
 {
 	struct thread *t = kmem_cache_alloc(thread_cache, ALLOC_ZERO);
-	u32 node = cpu < nr_cpus ? percpu[cpu].node : this_cpu()->node;
+	u32 node = cpu < nr_cpus ? percpu[cpu].node : raw_this_cpu()->node;   /* a preference */
 
 	if (!t)
 		return NULL;

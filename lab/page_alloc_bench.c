@@ -38,7 +38,7 @@ static void alloc_free_pages(void *arg)
 
 	for (u32 r = 0; r < ROUNDS; r++) {
 		for (u32 i = 0; i < PAGES_AT_ONCE; i++)
-			p[i] = alloc_pages(0, (int)this_cpu()->node, 0);
+			p[i] = alloc_pages(0, (int)raw_this_cpu()->node, 0);
 		for (u32 i = 0; i < PAGES_AT_ONCE; i++)
 			free_pages(p[i], 0);
 	}

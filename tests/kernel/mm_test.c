@@ -377,7 +377,7 @@ static void fill_this_cpu(void *arg)
 	struct page *p[40];
 
 	for (u32 i = 0; i < ARRAY_SIZE(p); i++)
-		p[i] = alloc_pages(0, (int)this_cpu()->node, 0);
+		p[i] = alloc_pages(0, (int)raw_this_cpu()->node, 0);
 	for (u32 i = 0; i < ARRAY_SIZE(p); i++)
 		free_pages(p[i], 0);
 }

@@ -222,7 +222,7 @@ static void a_stack_comes_zeroed(struct ktest *t)
 {
 	static u32 runs;
 	struct page *dirty[DIRTY_PAGES];
-	int node = (int)this_cpu()->node;
+	int node = (int)raw_this_cpu()->node;
 	u64 pages = 3 + runs++ % 10, size = pages * PAGE_SIZE, irq;
 	u32 dirty_in_stack = 0;
 
