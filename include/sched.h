@@ -67,6 +67,7 @@ struct thread {
 	u64 user_ticks;                 /* ...of which in user mode */
 	u64 kstack_user;                /* in user mode: its kernel stack's top for traps (user.c) */
 	struct user_task *user;         /* the user program it runs, if any */
+	struct fault_catcher *catcher;  /* innermost fault_catch() it is in (trap.c) */
 };
 
 /* Start the scheduler on the boot CPU; the caller becomes its first thread. */

@@ -26,6 +26,14 @@
  * The catcher is a setjmp/longjmp pair (kjmp_set/kjmp_resume in
  * entry.asm): on a fault, trap_dispatch() rewrites the frame so that iretq
  * "returns" into kjmp_resume on the catcher's stack.
+ *
+ * Catchers belong to the thread that armed them, not to the CPU: a thread
+ * in fault_catch() may be preempted and moved (a system call copying from
+ * user memory is), and its fault must come back to it on the new CPU,
+ * never to another thread that runs on the old one. Before the scheduler
+ * runs (no current thread) the CPU holds them. A catcher catches only
+ * faults at its own interrupt depth: a fault in an interrupt handler that
+ * came in meanwhile is the handler's bug, and panics.
  */
 #include "trap.h"
 #include "spinlock.h"
@@ -57,7 +65,16 @@ struct fault_catcher {
 	struct kjmp jmp;
 	struct fault_info *info;
 	struct fault_catcher *outer;
+	int irq_depth;                  /* the CPU's when armed: 0 in a thread */
 };
+
+/* Where the innermost catcher hangs: the running thread, or the CPU before threads. */
+static struct fault_catcher **catcher_slot(void)
+{
+	struct percpu *pc = raw_this_cpu();     /* ->current is right on any CPU */
+
+	return pc->current ? &pc->current->catcher : &pc->catcher;
+}
 
 extern const u64 trap_stubs[256];
 void kjmp_resume(struct kjmp *buf) __noreturn;
@@ -255,7 +272,7 @@ u32 trap_vectors_in_use(void)
 /* Send the fault back to the innermost fault_catch(). */
 static void unwind_to_catcher(struct trap_frame *f)
 {
-	struct fault_catcher *c = this_cpu()->catcher;
+	struct fault_catcher *c = *catcher_slot();
 
 	*c->info = (struct fault_info){
 		.vector = f->vector,
@@ -264,7 +281,7 @@ static void unwind_to_catcher(struct trap_frame *f)
 		.rip = f->rip,
 		.handler_rsp = (u64)f,
 	};
-	this_cpu()->catcher = c->outer;
+	*catcher_slot() = c->outer;
 	trap_resume_at(f, &c->jmp);
 }
 
@@ -303,7 +320,9 @@ static void dispatch(struct trap_frame *f)
 			user_fault(f);          /* the program dies, the kernel goes on */
 			return;
 		}
-		if (this_cpu()->catcher) {
+		const struct fault_catcher *c = *catcher_slot();
+
+		if (c && c->irq_depth == this_cpu()->irq_depth) {
 			unwind_to_catcher(f);
 			return;
 		}
@@ -356,12 +375,15 @@ void trap_dispatch(struct trap_frame *f)
 
 bool fault_catch(void (*fn)(void *), void *arg, struct fault_info *info)
 {
-	struct fault_catcher c = { .info = info, .outer = this_cpu()->catcher };
+	struct fault_catcher **slot = catcher_slot();
+	struct fault_catcher c = { .info = info, .outer = *slot };
 
+	/* The depth only changes inside handlers, which leave it as they found it. */
+	c.irq_depth = raw_this_cpu()->irq_depth;
 	if (kjmp_set(&c.jmp) == 0) {
-		this_cpu()->catcher = &c;
+		*slot = &c;
 		fn(arg);
-		this_cpu()->catcher = c.outer;
+		*slot = c.outer;
 		return false;
 	}
 	return true;            /* unwind_to_catcher() already popped us */

@@ -228,6 +228,54 @@ static void catches_nest(struct ktest *t)
 	EXPECT_EQ(t, outer.vector, VEC_UD);
 }
 
+/*
+ * A catcher is its thread's: armed on one CPU, it catches the fault the
+ * thread takes after moving to another (as a system call's user copy
+ * preempted and migrated would).
+ */
+struct mover {
+	u32 target, faulted_on;
+	bool caught;
+	struct fault_info fi;
+};
+
+static void move_then_fault(void *arg)
+{
+	struct mover *m = arg;
+	struct cpumask only = { { 0 } };
+
+	cpumask_set(&only, m->target);
+	thread_set_affinity(current_thread(), &only);
+	m->faulted_on = smp_processor_id();
+	read_addr(NULL);
+}
+
+static void mover(void *arg)
+{
+	struct mover *m = arg;
+
+	m->caught = fault_catch(move_then_fault, m, &m->fi);
+}
+
+static void a_catcher_follows_its_thread(struct ktest *t)
+{
+	u32 home = smp_processor_id();
+	struct mover m = { .target = home };
+	struct thread *th;
+
+	for (u32 cpu = 0; cpu < nr_cpus; cpu++)
+		if (percpu[cpu].online && cpu != home)
+			m.target = cpu;
+	if (m.target == home)
+		KTEST_SKIP(t, "one CPU");
+	th = thread_create("mover", mover, &m, home);
+	ASSERT_TRUE(t, th != NULL);
+	thread_join(th);
+	EXPECT_EQ(t, m.faulted_on, m.target);
+	EXPECT_TRUE(t, m.caught);
+	EXPECT_EQ(t, m.fi.vector, VEC_PF);
+}
+
 /* Wait (bounded by 2 s of TSC time) until *counter(cpu) reaches want. */
 static bool reaches(u64 (*counter)(u32), u32 cpu, u64 want)
 {
@@ -269,6 +317,7 @@ static const struct ktest_case trap_cases[] = {
 	KTEST(software_interrupt_reaches_handler),
 	KTEST(device_vectors_are_given_back),
 	KTEST(catches_nest),
+	KTEST(a_catcher_follows_its_thread),
 	KTEST(an_unasked_nmi_is_survived),
 	{},
 };
