@@ -122,6 +122,28 @@ static inline void preempt_count_inc(void)
 	__asm__ volatile("incl %%gs:%c0" : : "i"(offsetof(struct percpu, preempt_count)) : "memory");
 }
 
+/*
+ * Read one field of this CPU's struct in one instruction on %gs, as
+ * Linux's this_cpu_read() does: right for whichever CPU the thread is on
+ * when the load runs, so no check is needed. Through raw_this_cpu() it
+ * would be two, and a thread moved between them reads the CPU it left.
+ */
+static inline bool this_cpu_need_resched(void)
+{
+	bool need;
+
+	__asm__ volatile("movb %%gs:%c1, %0" : "=q"(need) : "i"(offsetof(struct percpu, need_resched)));
+	return need;
+}
+
+static inline int this_cpu_preempt_count(void)
+{
+	int count;
+
+	__asm__ volatile("movl %%gs:%c1, %0" : "=r"(count) : "i"(offsetof(struct percpu, preempt_count)));
+	return count;
+}
+
 /* Count down; true if the count reached zero. */
 static inline bool preempt_count_dec_and_test(void)
 {

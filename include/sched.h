@@ -181,9 +181,18 @@ void mutex_unlock(struct mutex *m);
 #include "rcu.h"
 #include "x86.h"
 
+/*
+ * One load on %gs, as Linux's this_cpu_read(current_task): the same on
+ * whichever CPU it runs. Through raw_this_cpu() it would be two loads,
+ * and a thread moved between them would find the thread now running on
+ * the CPU it left.
+ */
 static inline struct thread *current_thread(void)
 {
-	return raw_this_cpu()->current;      /* the same on whichever CPU it runs */
+	struct thread *t;
+
+	__asm__ volatile("mov %%gs:%c1, %0" : "=r"(t) : "i"(offsetof(struct percpu, current)));
+	return t;
 }
 
 /*
@@ -199,8 +208,7 @@ static inline void preempt_disable(void)
 
 static inline void preempt_enable(void)
 {
-	/* raw: a thread moved just now asks the new CPU, which is as right */
-	if (preempt_count_dec_and_test() && raw_this_cpu()->need_resched &&
+	if (preempt_count_dec_and_test() && this_cpu_need_resched() &&
 	    (read_rflags() & RFLAGS_IF))
 		schedule();
 }

@@ -21,8 +21,7 @@
 #include "time.h"
 
 static inline u32 softirq_machine_cpu(void) { return smp_processor_id(); }
-/* raw: a thread that can move has no SOFTIRQ_OFFSET on any CPU, so any CPU's answer is right */
-static inline int softirq_machine_preempt_count(void) { return raw_this_cpu()->preempt_count; }
+static inline int softirq_machine_preempt_count(void) { return this_cpu_preempt_count(); }
 static inline void softirq_machine_preempt_add(int n) { this_cpu()->preempt_count += n; }
 static inline bool softirq_machine_need_resched(void) { return this_cpu()->need_resched; }
 static inline u64 softirq_machine_now_ns(void) { return ktime_ns(); }

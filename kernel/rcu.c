@@ -180,7 +180,8 @@ void rcu_read_unlock(void)
 #ifndef HOST_TEST
 bool rcu_read_lock_held(void)
 {
-	const struct percpu *pc = this_cpu();
+	/* raw: where the thread can move the answer is "no" on every CPU */
+	const struct percpu *pc = raw_this_cpu();
 
 	return pc->preempt_count || pc->irq_depth || !(read_rflags() & RFLAGS_IF);
 }

@@ -403,12 +403,11 @@ void thread_set_affinity(struct thread *t, const struct cpumask *mask)
 
 __hot void cond_resched(void)
 {
-	struct percpu *pc = this_cpu();
-
-	if (pc->preempt_count != 0)
+	/* Each read on %gs: the thread may move between them (percpu.h). */
+	if (this_cpu_preempt_count() != 0)
 		return;
 	rcu_all_qs();           /* no reader here: a quiescent state (fqs) */
-	if (pc->need_resched)
+	if (this_cpu_need_resched())
 		schedule();
 }
 
