@@ -169,6 +169,43 @@ static void programs_on_every_cpu(struct ktest *t)
 }
 
 /*
+ * A program on a thread free to move: user entry and the user copy's
+ * fault catcher must not depend on the CPU the thread started on (with
+ * debug=on, reading this CPU's data there is a "debug:" line).
+ */
+#define WANDERS 8
+
+static void wander(void *arg)
+{
+	struct user_task *u = user_task_create("wanderer");
+	u32 *efaults = arg;
+
+	for (u32 i = 0; u && i < WANDERS; i++) {
+		*efaults += user_task_run(u, user_write_from, (u64)&nr_cpus, 0, 0) == -EFAULT;
+		yield();
+	}
+	user_task_destroy(u);
+}
+
+static void a_program_on_a_thread_free_to_move(struct ktest *t)
+{
+	struct cpumask all = { { 0 } };
+	u32 efaults = 0;
+
+	for (u32 cpu = 0; cpu < nr_cpus; cpu++)
+		if (percpu[cpu].online)
+			cpumask_set(&all, cpu);
+	preempt_disable();      /* free to move before it first runs */
+	struct thread *th = thread_create("wanderer", wander, &efaults, smp_processor_id());
+	if (th)
+		th->affinity = all;
+	preempt_enable();
+	ASSERT_TRUE(t, th != NULL);
+	thread_join(th);
+	EXPECT_EQ(t, efaults, WANDERS);
+}
+
+/*
  * A CPU running a user program passes quiescent states at its ticks, with
  * no schedule() at all. The spinner's time slice is made endless first (on
  * its own CPU, in an IPI, so no tick races the store): nothing but its
@@ -257,6 +294,7 @@ static const struct ktest_case user_cases[] = {
 	KTEST(a_reused_stack_starts_clean),
 	KTEST(smap_keeps_the_kernel_out),
 	KTEST(programs_on_every_cpu),
+	KTEST(a_program_on_a_thread_free_to_move),
 	KTEST(a_tick_in_user_mode_is_a_quiescent_state),
 	{},
 };
