@@ -248,6 +248,8 @@ static void run_case(const struct ktest_suite *s, const struct ktest_case *c, in
 {
 	struct ktest t = { .name = c->name, .status = KTEST_PASS };
 
+	/* kselftest's "# RUN": a case that never ends (a panic, a hang) is named */
+	printk("    # RUN %s\n", c->name);
 	if (hooks && hooks->before_case)
 		hooks->before_case();
 	c->run(&t);

@@ -442,6 +442,7 @@ PLAN = re.compile(r'1\.\.(\d+)\s*$')
 RESULT = re.compile(r'(not ok|ok)\s+(\d+)\b\s*(?:-\s+)?(.*)$')
 VERSION = re.compile(r'K?TAP version \d+\s*$')
 SUBTEST = re.compile(r'#\s*Subtest:\s*(.*?)\s*$')
+RUN = re.compile(r'#\s*RUN\s+(\S+)\s*$')    # a case starting (kselftest's)
 
 
 def classify(line):
@@ -505,8 +506,10 @@ def close_suite(suite, pending, finished):
     if got < suite.plan:
         after = f' (after {suite.cases[-1].name})' if suite.cases else ''
         how = 'did not finish' if not finished else 'has no result'
+        started = [m.group(1) for m in map(RUN.match, (p.strip() for p in pending)) if m]
         suite.cases.append(Case(
-            suite=suite.name or '?', number=got + 1, name=f'#{got + 1}',
+            suite=suite.name or '?', number=got + 1,
+            name=started[-1] if started else f'#{got + 1}',
             status='missing' if finished else 'crash',
             output=[] if finished else list(pending),
             reason=f'case {got + 1}{after} {how}: '

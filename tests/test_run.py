@@ -87,6 +87,19 @@ PANIC_MID_SUITE = log('''
     [    0.500003]   [<ffffffff80201300>] ktest_panic_level2+0x10/0x20
 ''')
 
+# The same with kselftest's "# RUN" line before each case, as ktest prints.
+PANIC_IN_A_NAMED_CASE = log('''
+    [    0.500000] KTAP version 1
+    [    0.500000] 1..2
+    [    0.500001]     KTAP version 1
+    [    0.500001]     # Subtest: trap
+    [    0.500001]     1..3
+    [    0.500001]     # RUN page_fault_read
+    [    0.500002]     ok 1 page_fault_read
+    [    0.500002]     # RUN double_fault
+    [    0.500003] PANIC: double fault
+''')
+
 # What OVMF and GRUB leave on the serial line before the kernel starts.
 UEFI_PREAMBLE = ('\x1b[2J\x1b[01;01H\x1b[=3h\x1b[2J\x1b[01;01H'
                  'BdsDxe: loading Boot0001 "UEFI QEMU DVD-ROM QM00005" '
@@ -207,6 +220,14 @@ class KtapTest(unittest.TestCase):
                          'PANIC: general protection fault at ffffffff80201234')
         # The top-level plan is short too, but the crash explains it.
         self.assertEqual(report.problems, [])
+
+    def test_a_crashed_case_is_named_by_its_run_line(self):
+        report = parse(PANIC_IN_A_NAMED_CASE)
+        first, crashed = run.all_cases(report)
+        self.assertEqual(first.id, 'trap.page_fault_read')
+        self.assertEqual(crashed.id, 'trap.double_fault')
+        self.assertEqual(crashed.status, 'crash')
+        self.assertIn('PANIC: double fault', crashed.output)
 
     def test_suite_missing_from_the_top_level_plan(self):
         report = parse(ALL_PASS.replace('] 1..2', '] 1..3', 1))
