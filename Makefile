@@ -338,7 +338,7 @@ test-clang: | deps
 
 # Each mutant (tests/mutants/*.patch) is a plausible bug; a test must kill it.
 # MUTANTS="rcu-*" runs only the mutants whose names match (globs).
-mutants: $(B)/testbed.iso $(B)/host/unit | deps
+mutants: $(B)/testbed.iso $(B)/host/unit $(B)/sim/rcu_sim $(B)/check/rcu_check | deps
 	$(PYTHON) scripts/mutants.py $(MUTANTS)
 
 # --- tools ------------------------------------------------------------------

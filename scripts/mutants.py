@@ -16,7 +16,10 @@ it, and where to run:
     # run: story+nodebugexit test=boot   (a topology may carry matrix flags)
     # run: matrix shell-keyboard    (or boots of tests/matrix, as listed: firmware,
                                      flags and sessions included; names or globs)
-    # timeout: 20                   (optional: seconds for its boots, default 45)
+    # timeout: 150                  (optional: seconds for its boots; never less
+                                     than the matrix gives the topology)
+    # expect: hang                  (optional: the kill is a hang, for a bug
+                                     whose symptom is that nothing happens)
     # escapes: check-rcu --no-interrupts 2 2 2   (optional, any number: a run
                                      that must NOT kill it, which shows that
                                      what the run leaves out is what finds it)
@@ -24,19 +27,32 @@ it, and where to run:
     +++ b/kernel/rcu.c
     @@ ...
 
-For each mutant: copy the tree (with its build, so only what the patch
-touches is rebuilt) to build/mutants/NAME, apply the patch, build, run the
-named suites, and print
+"# kills:" names what must catch the bug: "suite.case" (several,
+separated by commas, when any of them will do), a matrix boot that fails
+as a whole (its session, its expected lines, its exit code), or "boot"
+for any boot of its own "# run:" lines that fails as a whole (a panic
+before the tests). Words in parentheses after a name are a note.
+
+First every distinct "# run:" and "# escapes:" line runs once on the
+clean tree and must pass there: a line that fails without the bug would
+"kill" every mutant that uses it. Then, for each mutant: copy the tree
+(with its build, so only what the patch touches is rebuilt) to
+build/mutants/NAME, apply the patch, build, run its lines, and print
 
     mutant NAME: killed by SUITE.CASE
     mutant NAME: SURVIVED
+    mutant NAME: not killed by its test: X failed instead
 
-A boot that hangs or panics kills its mutant too. A mutant that an
-"# escapes:" run kills as well is reported as such and counts as not killed:
-the class of step the escape leaves out was not what found it. The last line is
-"N mutants, N killed"; the exit status is 1 if any mutant survived, did not
-apply or did not build (a mutant that no longer applies must be updated
-with the code it mutates).
+A mutant counts as killed only when a test its "# kills:" names fails. A
+boot that panics inside a named case is that case failing; a boot that
+hangs kills only a mutant that says "# expect: hang", and one that
+expects a hang is not killed by anything else. A mutant that an
+"# escapes:" run kills as well is reported as such and counts as not
+killed: the class of step the escape leaves out was not what found it.
+The last line is "N mutants, N killed"; the exit status is 1 if a "# run:"
+line fails on the clean tree, or any mutant was not killed by its test,
+did not apply or did not build (a mutant that no longer applies must be
+updated with the code it mutates).
 
 Usage: scripts/mutants.py [--jobs N] [NAME-GLOB ...]
 """
@@ -55,7 +71,7 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MUTANTS = os.path.join(ROOT, 'tests', 'mutants')
 SCRATCH = os.path.join(ROOT, 'build', 'mutants')
-BOOT_TIMEOUT = 45                # seconds; a mutant may set its own (# timeout:)
+BOOT_TIMEOUT = 90                # seconds, for a topology the matrix does not boot
 HUNK = re.compile(r'^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@')
 
 
@@ -73,7 +89,7 @@ def read_mutant(path):
     i = 0
     while i < len(lines):
         line = lines[i]
-        match = re.match(r'# (why|kills|run|escapes|timeout): (.*)', line)
+        match = re.match(r'# (why|kills|run|escapes|timeout|expect): (.*)', line)
         if match and not files:
             key, value = match.group(1), match.group(2).strip()
             if key in ('run', 'escapes'):
@@ -98,9 +114,17 @@ def read_mutant(path):
             current[1].append((''.join(old), ''.join(new)))
             continue
         i += 1
-    if not files or not headers['run'] or 'why' not in headers:
-        raise MutantError(f'{name}: needs "# why:", "# run:" and a diff')
+    if not files or not headers['run'] or 'why' not in headers or 'kills' not in headers:
+        raise MutantError(f'{name}: needs "# why:", "# kills:", "# run:" and a diff')
+    if headers.get('expect', 'fail') not in ('fail', 'hang'):
+        raise MutantError(f'{name}: "# expect:" is "hang" or nothing')
     return name, headers, files
+
+
+def kill_names(kills):
+    """The names of "# kills:", notes in parentheses dropped."""
+    return [re.sub(r'\s*\(.*', '', word).strip() for word in
+            re.split(r',\s*(?![^()]*\))', kills) if word.strip()]
 
 
 def apply(tree, files):
@@ -139,28 +163,71 @@ def run(cmd, tree, timeout=None):
                           timeout=timeout)
 
 
-def killer_of(records, expected=''):
-    """The failed test in run.py's JSON records: the expected one if it
-    failed, else the first, as "suite.case"; or "boot NAME: reason" when a
-    boot failed as a whole (a hang, a panic)."""
-    if any(r['status'] == 'fail' and f"{r['suite']}.{r['case']}" == expected
-           for r in records):
-        return expected
+def describe(record):
+    """A failed record as "suite.case", or "BOOT: reason" for a whole boot."""
+    if record['suite']:
+        return f"{record['suite']}.{record['case']}"
+    return f"{record['boot']}: {record['reason'][:100]}"
+
+
+def failures(records):
+    """The failed records, each with how its boot ended: 'hang' or 'fail'."""
+    hung = {r['boot'] for r in records if r['status'] == 'fail' and not r['suite']
+            and r['reason'].startswith('hang')}
+    found = []
     for r in records:
         if r['status'] != 'fail':
             continue
-        if r['suite']:
-            return f"{r['suite']}.{r['case']}"
-        if r['case'] in ('boot', 'binary'):
-            return f"{r['boot']}: {r['reason'][:100]}"
-        raise MutantError(f'"{r["case"]}" picks no test: fix its "# run:" line')
-    return None
+        if not r['suite'] and r['case'] not in ('boot', 'binary'):
+            raise MutantError(f'"{r["case"]}" picks no test: fix its "# run:" line')
+        found.append((r, 'hang' if r['boot'] in hung else 'fail'))
+    return found
+
+
+def named(record, names, own_boots):
+    if record['suite']:
+        return f"{record['suite']}.{record['case']}" in names
+    return record['boot'] in names or ('boot' in names and record['boot'] in own_boots)
+
+
+def killer_of(records, names=None, expect='fail', own_boots=()):
+    """(killer, other): the first failed test that "# kills:" names and that
+    failed the way the mutant expects; else the first other failure, or
+    None. Without names, any failure is the killer (for the clean runs and
+    the escapes)."""
+    found = failures(records)
+    for r, how in found:
+        if names is None or (named(r, names, own_boots) and how == expect):
+            return describe(r), None
+    return None, (f'{describe(found[0][0])}' + (' (a hang)' if found[0][1] == 'hang'
+                                                else '')) if found else None
+
+
+def matrix_timeouts():
+    """The longest timeout the matrix gives each topology's BIOS boots."""
+    longest = {}
+    with open(os.path.join(ROOT, 'tests', 'matrix')) as f:
+        for line in f:
+            words = line.split()
+            if len(words) >= 4 and not words[0].startswith('#') and words[3].isdigit():
+                longest[words[1]] = max(longest.get(words[1], 0), int(words[3]))
+    return longest
+
+
+def boot_timeout(headers, topology):
+    return max(int(headers.get('timeout', 0)), matrix_timeouts().get(topology, BOOT_TIMEOUT))
+
+
+def own_boots(name, specs):
+    """The names run_tests() gives the boots of these "# run:" lines."""
+    return {f'{name}-{i}' for i, spec in enumerate(s for s in specs
+            if s.split(' ', 1)[0] not in ('check-rcu', 'sim', 'matrix', 'host'))}
 
 
 def run_tests(tree, name, headers, specs):
     """Run specs ("# run:" lines) in tree; run.py's JSON records."""
     records = []
-    out = os.path.join(tree, 'build', 'mutant.json')
+    out = os.path.join(tree, 'build', f'mutant-{name}.json')
     boots = []
     for spec in specs:
         kind, _, rest = spec.partition(' ')
@@ -199,11 +266,11 @@ def run_tests(tree, name, headers, specs):
         else:
             boots.append((kind, rest))
     if boots:
-        matrix = os.path.join(tree, 'build', 'mutant.matrix')
+        matrix = os.path.join(tree, 'build', f'mutant-{name}.matrix')
         with open(matrix, 'w') as f:
             for i, (topology, args) in enumerate(boots):
-                timeout = headers.get('timeout', BOOT_TIMEOUT)
                 topology, plus, flags = topology.partition('+')   # story+nodebugexit
+                timeout = boot_timeout(headers, topology)
                 f.write(f'{name}-{i} {topology} bios {timeout} pass{plus}{flags} {args}\n')
         run(['python3', 'tests/run.py', 'test', '--matrix', matrix, '--json', out], tree,
             timeout=600)
@@ -231,28 +298,65 @@ def try_mutant(path):
         if built.returncode:
             raise MutantError('does not build: ' +
                               (built.stderr.strip().splitlines() or ['?'])[-1])
-        killer = killer_of(run_tests(tree, name, headers, headers['run']),
-                           headers.get('kills', ''))
+        expect = headers.get('expect', 'fail')
+        killer, other = killer_of(run_tests(tree, name, headers, headers['run']),
+                                  kill_names(headers['kills']), expect,
+                                  own_boots(name, headers['run']))
+        if not killer and other:
+            return name, f'mutant {name}: not killed by its test: {other} failed ' \
+                f'instead of {headers["kills"]}' + \
+                (' (a hang, which "# expect: hang" would allow)' if other.endswith('(a hang)')
+                 else ''), False
         if not killer:
             return name, f'mutant {name}: SURVIVED ({headers["why"]})', False
         for spec in headers.get('escapes', []):
-            if killer_of(run_tests(tree, name, headers, [spec])):
+            if any(killer_of(run_tests(tree, name, headers, [spec]))):
                 return name, f'mutant {name}: killed by {killer}, but "{spec}" kills it ' \
                     'too: what that run leaves out is not what finds it', False
-        expected = headers.get('kills', '')
-        note = '' if killer == expected else f'; expected {expected}' if expected else ''
+        hang = ', a hang as expected' if expect == 'hang' else ''
         return name, f'mutant {name}: killed by {killer} ' \
-            f'({time.monotonic() - started:.0f} s{note})', True
+            f'({time.monotonic() - started:.0f} s{hang})', True
     except (MutantError, subprocess.TimeoutExpired) as error:
         return name, f'mutant {name}: {error}', False
     finally:
         shutil.rmtree(tree, ignore_errors=True)
 
 
+def clean_runs(paths, jobs):
+    """Run every distinct "# run:" and "# escapes:" line of these mutants
+    once on the clean tree; the lines that fail there, as messages."""
+    specs = {}
+    for path in paths:
+        try:
+            _, headers, _ = read_mutant(path)
+        except MutantError:
+            continue            # try_mutant() reports it
+        for spec in headers['run'] + headers.get('escapes', []):
+            timeout = max(int(headers.get('timeout', 0)), int(specs.get(spec, {}).get('timeout', 0)))
+            specs[spec] = {'timeout': timeout} if timeout else {}
+
+    def run_clean(item):
+        index, (spec, headers) = item
+        try:
+            killer, _ = killer_of(run_tests(ROOT, f'clean-{index}', headers, [spec]))
+        except (MutantError, subprocess.TimeoutExpired) as error:
+            killer = str(error)
+        return f'mutants: "# run: {spec}" fails on the clean tree: {killer}' if killer else None
+
+    started = time.monotonic()
+    with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
+        broken = [line for line in pool.map(run_clean, enumerate(sorted(specs.items()))) if line]
+    print(f'mutants: {len(specs)} distinct runs pass on the clean tree '
+          f'({time.monotonic() - started:.0f} s)' if not broken else
+          f'mutants: {len(broken)} of {len(specs)} distinct runs fail on the clean tree',
+          flush=True)
+    return broken
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     parser.add_argument('names', nargs='*', help='mutants to try (globs)')
-    parser.add_argument('--jobs', type=int, default=2)
+    parser.add_argument('--jobs', type=int, default=os.cpu_count() or 2)
     options = parser.parse_args(argv)
     paths = sorted(glob.glob(os.path.join(MUTANTS, '*.patch')))
     if options.names:
@@ -262,6 +366,11 @@ def main(argv=None):
         print('mutants: build the tree first (make iso build/host/unit)', file=sys.stderr)
         return 2
     os.makedirs(SCRATCH, exist_ok=True)
+    broken = clean_runs(paths, options.jobs)
+    for line in broken:
+        print(line, flush=True)
+    if broken:
+        return 1
     killed = 0
     with concurrent.futures.ThreadPoolExecutor(max_workers=options.jobs) as pool:
         for name, line, ok in pool.map(try_mutant, paths):

@@ -120,7 +120,7 @@ class CiSentenceTest(unittest.TestCase):
 
 
 class MutantsApplyTest(unittest.TestCase):
-    PATCH = ('# why: off by one\n# run: host x\n--- a/kernel/a.c\n+++ b/kernel/a.c\n'
+    PATCH = ('# why: off by one\n# kills: x.y\n# run: host x\n--- a/kernel/a.c\n+++ b/kernel/a.c\n'
              '@@ -1,2 +1,2 @@\n int f(int n)\n-{ return n + 1; }\n+{ return n; }\n')
 
     def test_a_mutant_that_applies_passes(self):
@@ -145,7 +145,8 @@ class MutantEscapesTest(unittest.TestCase):
     def verdict(self, killing_specs):
         tree = Tree({'tests/mutants/x.patch': self.PATCH})
         saved = mutants.copy_tree, mutants.apply, mutants.run, mutants.run_tests
-        fail = {'status': 'fail', 'suite': 'check-rcu', 'case': 'violation'}
+        fail = {'status': 'fail', 'suite': 'check-rcu', 'case': 'violation',
+                'boot': 'check-rcu', 'reason': 'VIOLATION'}
 
         def run_tests(tree, name, headers, specs):
             return [dict(fail) if s in killing_specs else {'status': 'pass'} for s in specs]
@@ -170,6 +171,84 @@ class MutantEscapesTest(unittest.TestCase):
         name, line, killed = self.verdict({'check-rcu', 'check-rcu --no-interrupts'})
         self.assertFalse(killed)
         self.assertIn('kills it too', line)
+
+
+class MutantKillTest(unittest.TestCase):
+    """scripts/mutants.py: only the test a mutant names kills it."""
+
+    def verdict(self, kills, records, expect=None):
+        patch = (f'# why: w\n# kills: {kills}\n' + (f'# expect: {expect}\n' if expect else '') +
+                 '# run: pair test=rcu\n--- a/kernel/a.c\n+++ b/kernel/a.c\n@@ -1 +1 @@\n-a\n+b\n')
+        tree = Tree({'tests/mutants/x.patch': patch})
+        saved = mutants.copy_tree, mutants.apply, mutants.run, mutants.run_tests
+        mutants.copy_tree = mutants.apply = lambda *a: None
+        mutants.run = lambda *a, **k: type('Done', (), {'returncode': 0})()
+        mutants.run_tests = lambda *a: records
+        try:
+            return mutants.try_mutant(os.path.join(tree.root, 'tests/mutants/x.patch'))
+        finally:
+            mutants.copy_tree, mutants.apply, mutants.run, mutants.run_tests = saved
+
+    @staticmethod
+    def case(suite, case, status='fail', boot='x-0', reason=''):
+        return {'boot': boot, 'suite': suite, 'case': case, 'status': status, 'reason': reason}
+
+    def test_its_own_case_kills_it(self):
+        _, line, killed = self.verdict('rcu.a, rcu.b', [self.case('rcu', 'a', 'pass'),
+                                                        self.case('rcu', 'b')])
+        self.assertTrue(killed, line)
+        self.assertIn('killed by rcu.b', line)
+
+    def test_another_case_does_not(self):
+        _, line, killed = self.verdict('rcu.a', [self.case('rcu', 'a', 'pass'),
+                                                 self.case('rcu', 'leaks_nothing')])
+        self.assertFalse(killed)
+        self.assertIn('not killed by its test: rcu.leaks_nothing failed instead', line)
+
+    def test_a_hang_kills_only_what_expects_one(self):
+        hung = [self.case('rcu', 'a', 'fail'), self.case(None, 'boot', reason='hang: no exit')]
+        _, line, killed = self.verdict('rcu.a', hung)
+        self.assertFalse(killed)
+        self.assertIn('"# expect: hang" would allow', line)
+        _, line, killed = self.verdict('rcu.a', hung, expect='hang')
+        self.assertTrue(killed, line)
+        _, line, killed = self.verdict('rcu.a', [self.case('rcu', 'a')], expect='hang')
+        self.assertFalse(killed, line)
+
+    def test_boot_names_a_whole_boot_of_its_own_lines(self):
+        panic = [self.case(None, 'boot', reason='kernel panic (QEMU exit 5)')]
+        _, line, killed = self.verdict('boot (a panic first)', panic)
+        self.assertTrue(killed, line)
+        _, line, killed = self.verdict('rcu.a', panic)
+        self.assertFalse(killed, line)
+
+    def test_a_matrix_boot_is_named_by_its_name(self):
+        session = [self.case(None, 'boot', boot='qr-results', reason='session: no code')]
+        self.assertTrue(self.verdict('qr-results (a note)', session)[2])
+        self.assertFalse(self.verdict('modern-pc', session)[2])
+
+    def test_nothing_failed_is_survived(self):
+        _, line, killed = self.verdict('rcu.a', [self.case('rcu', 'a', 'pass')])
+        self.assertFalse(killed)
+        self.assertIn('SURVIVED', line)
+
+    def test_a_mutant_without_kills_is_refused(self):
+        tree = Tree({'tests/mutants/x.patch': '# why: w\n# run: host x\n--- a/a\n+++ b/a\n'
+                                              '@@ -1 +1 @@\n-a\n+b\n'})
+        with self.assertRaises(mutants.MutantError):
+            mutants.read_mutant(os.path.join(tree.root, 'tests/mutants/x.patch'))
+
+    def test_a_run_line_that_fails_on_the_clean_tree_stops_it(self):
+        tree = Tree({'tests/mutants/x.patch': '# why: w\n# kills: rcu.a\n# run: pair test=rcu\n'
+                                              '--- a/a\n+++ b/a\n@@ -1 +1 @@\n-a\n+b\n'})
+        saved = mutants.run_tests
+        mutants.run_tests = lambda *a: [self.case('rcu', 'a')]
+        try:
+            broken = mutants.clean_runs([os.path.join(tree.root, 'tests/mutants/x.patch')], 1)
+        finally:
+            mutants.run_tests = saved
+        self.assertEqual(len(broken), 1)
+        self.assertIn('"# run: pair test=rcu" fails on the clean tree: rcu.a', broken[0])
 
 
 class CommitFormTest(unittest.TestCase):
