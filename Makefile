@@ -297,7 +297,8 @@ test: $(B)/testbed.iso $(B)/host/unit $(B)/kernel-alone.elf $(B)/check/rcu_check
 	B=$(B) $(PYTHON) scripts/fuzz.py replay $(FUZZ_TARGETS)
 	$(PYTHON) scripts/docs_check.py
 	$(PYTHON) scripts/interface_check.py
-	$(PYTHON) tests/run.py test --accel $(ACCEL) --host $(B)/host/unit --matrix tests/matrix
+	$(PYTHON) tests/run.py test --accel $(ACCEL) --host $(B)/host/unit --matrix tests/matrix \
+		--every-case
 
 
 $(B)/fuzz/obj/%.o: %.c $(wildcard include/*.h tests/host/*.h)

@@ -46,14 +46,17 @@ Subcommands
       boot-time boot: no host first-touch faults in what it measures).
   run.py test [--host BINARY]... [--matrix FILE] [--only NAME,...]
               [--filter GLOB] [--json FILE] [--repeat N] [--timeout S]
-              [--list] [--accel A] [--jobs N]
+              [--list] [--accel A] [--jobs N] [--every-case]
       Run the host binaries and the matrix boots (--only picks boots by
       name or glob; --host binaries always run); the last line printed is
       "N passed, N failed[, N skipped]". In kunit_tool's manner: --filter
       picks suites or cases (test=, see filter_args), --json writes one
       record per case, --repeat reruns everything and reports the cases
       whose outcome varied, --timeout replaces every boot's, --list prints
-      the boots and exits.
+      the boots and exits. --every-case (make test) also fails when a case
+      that some boot ran was skipped in every one: a device that vanished
+      turns its suite into skips. Cases only hardware can run are listed
+      in docs/testing.md ("Cases only hardware runs").
 
 Environment: QEMU (the QEMU binary), QEMU_DISPLAY (display for `run`),
 GDB (debugger command for `run --debug`), TESTBED_ISO (the image to boot,
@@ -694,9 +697,17 @@ def signal_name(number):
 
 
 def missing_lines(lines, wanted):
-    """Return the wanted lines that no (prefix-free) log line equals."""
+    """Return the wanted lines that no (prefix-free) log line equals; a
+    wanted line "re:REGEX" is matched whole (re.fullmatch) instead."""
     present = {line.rstrip() for line in lines}
-    return [want for want in wanted if want.strip() not in present]
+
+    def found(want):
+        want = want.strip()
+        if want.startswith('re:'):
+            pattern = re.compile(want[3:])
+            return any(pattern.fullmatch(line) for line in present)
+        return want in present
+    return [want for want in wanted if not found(want)]
 
 
 def tail(lines, count=TAIL):
@@ -1400,6 +1411,47 @@ def report(boots, hosts, verdicts):
     return 0 if passed and not failed else 1
 
 
+HARDWARE_ONLY_HEADING = '## Cases only hardware runs'
+
+
+def hardware_only(text):
+    """The suite.case globs in the table under HARDWARE_ONLY_HEADING."""
+    globs, inside = [], False
+    for line in text.splitlines():
+        if line.startswith('#'):
+            inside = line.strip() == HARDWARE_ONLY_HEADING
+        elif inside and line.startswith('| `'):
+            globs.append(line.split('`')[1])
+    return globs
+
+
+def skipped_everywhere(records, allowed=()):
+    """The cases that ran in some boot but were skipped in all of them, as
+    (suite.case, the reasons given), leaving out those the globs allow."""
+    reasons, ran = {}, set()
+    for r in records:
+        if not r['suite']:
+            continue
+        case = f"{r['suite']}.{r['case']}"
+        if r['status'] == 'skip':
+            reasons.setdefault(case, set()).add(r['reason'] or '?')
+        else:
+            ran.add(case)
+    return [(case, sorted(why)) for case, why in sorted(reasons.items())
+            if case not in ran and not any(fnmatch.fnmatchcase(case, g) for g in allowed)]
+
+
+def report_skipped_everywhere(records):
+    """--every-case: print the cases no boot ran; 1 if there are any."""
+    allowed = hardware_only(read_text(os.path.join(ROOT, 'docs', 'testing.md')))
+    missing = skipped_everywhere(records, allowed)
+    for case, why in missing:
+        print(f'every-case: {case} was skipped in every boot: {"; ".join(why)[:160]}')
+    print(f'every-case: {len(missing)} cases ran in no boot (docs/testing.md lists '
+          f'{len(allowed)} that only hardware runs)')
+    return 1 if missing else 0
+
+
 def host_has(path, glob):
     """Does the host binary have a case that glob picks? (Its --list.)"""
     done = subprocess.run([os.path.abspath(os.path.join(ROOT, path)), '--list',
@@ -1455,6 +1507,8 @@ def cmd_test(options):
             json.dump([dict(r, run=i + 1) for i, records in enumerate(runs)
                        for r in records], f, indent=1)
             f.write('\n')
+    if options.every_case and runs:
+        rc = report_skipped_everywhere(runs[-1]) or rc
     if options.repeat > 1:
         varied = flaky_cases(runs)
         print(f'\nflaky: {len(varied)} tests varied over {options.repeat} runs')
@@ -1575,6 +1629,8 @@ def parse_arguments(argv):
     test.add_argument('--json', metavar='FILE',
                       help='write one record per case: boot, suite, case, '
                       'status, reason, duration, run')
+    test.add_argument('--every-case', action='store_true',
+                      help='fail when a case was skipped in every boot that ran it')
     test.add_argument('--repeat', type=int, default=1, metavar='N',
                       help='run everything N times and list the tests whose '
                       'outcome varied')

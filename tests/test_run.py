@@ -894,5 +894,53 @@ class BenchTest(unittest.TestCase):
         self.assertIn('a backed boot gave no boot: line (status 1)', said)
 
 
+
+class EveryCaseTest(unittest.TestCase):
+    """--every-case: a case skipped in every boot that ran it fails make test."""
+
+    @staticmethod
+    def rec(boot, case, status, reason=''):
+        suite, _, name = case.partition('.')
+        return {'boot': boot, 'suite': suite, 'case': name, 'status': status, 'reason': reason}
+
+    def test_a_case_that_passed_somewhere_is_covered(self):
+        records = [self.rec('a', 'edu.dma', 'skip', 'no edu device'),
+                   self.rec('b', 'edu.dma', 'pass')]
+        self.assertEqual(run.skipped_everywhere(records), [])
+
+    def test_a_case_skipped_everywhere_is_named_with_its_reasons(self):
+        records = [self.rec('a', 'edu.dma', 'skip', 'no edu device'),
+                   self.rec('b', 'edu.dma', 'skip', 'no PCI'),
+                   self.rec('b', 'boot.x', 'pass'),
+                   {'boot': 'b', 'suite': None, 'case': 'boot', 'status': 'pass', 'reason': ''}]
+        self.assertEqual(run.skipped_everywhere(records),
+                         [('edu.dma', ['no PCI', 'no edu device'])])
+
+    def test_a_failed_case_ran(self):
+        records = [self.rec('a', 'ktest_selftest.deliberate', 'fail')]
+        self.assertEqual(run.skipped_everywhere(records), [])
+
+    def test_the_hardware_table_allows_by_glob(self):
+        text = ('# Testing\n\n## Cases only hardware runs\n\n| case | why |\n| --- | --- |\n'
+                '| `apic.x2apic_*` | TCG has no x2APIC |\n\n## Next\n\n| `not.this` | x |\n')
+        allowed = run.hardware_only(text)
+        self.assertEqual(allowed, ['apic.x2apic_*'])
+        records = [self.rec('a', 'apic.x2apic_ids', 'skip', 'no x2APIC')]
+        self.assertEqual(run.skipped_everywhere(records, allowed), [])
+
+
+class ExpectLineTest(unittest.TestCase):
+
+    def test_exact_and_regex_lines(self):
+        lines = ['edu: 00:05.0 version 1.0, DMA mask 0xffffffff', 'numa: one node']
+        self.assertEqual(run.missing_lines(lines, ['numa: one node  ']), [])
+        self.assertEqual(run.missing_lines(lines, [r're:edu: \S+ version 1\.0, DMA mask 0xffffffff']), [])
+        # Matched whole: a prefix of the line is not enough.
+        self.assertEqual(run.missing_lines(lines, [r're:edu: \S+ version 1\.0']),
+                         [r're:edu: \S+ version 1\.0'])
+        self.assertEqual(run.missing_lines(lines, ['edu: 00:04.0 version 1.0, DMA mask 0xffffffff']),
+                         ['edu: 00:04.0 version 1.0, DMA mask 0xffffffff'])
+
+
 if __name__ == '__main__':
     unittest.main()
