@@ -159,6 +159,9 @@ extern const struct ktest_hooks ktest_kernel_hooks;    /* kernel/ktest_leaks.c *
  */
 int ktest_run(const char *selection);
 
+/* The selection ktest_run() is running (NULL outside it). */
+const char *ktest_selection(void);
+
 /*
  * What the last ktest_run() counted, for the results a user takes home
  * (the final line and the QR code): the totals of its "# Totals:" line,

@@ -331,6 +331,13 @@ int ktest_list(const char *selection)
 	return n;
 }
 
+static const char *running_selection;
+
+const char *ktest_selection(void)
+{
+	return running_selection;
+}
+
 int ktest_run(const char *selection)
 {
 	struct totals tot = { 0, 0, 0 };
@@ -339,6 +346,7 @@ int ktest_run(const char *selection)
 	int nsuites = 0, index = 0, unknown = 0;
 
 	memset(&last_summary, 0, sizeof(last_summary));
+	running_selection = selection;
 	FOR_EACH_SUITE(s)
 		nsuites += count_selected(selection, *s) > 0;
 	for (cursor = selection; list_next(&cursor, &word, &len);)

@@ -20,10 +20,27 @@ static void grub_gave_a_clean_multiboot2_info(struct ktest *t)
 	EXPECT_TRUE(t, boot_info.rsdp_old || boot_info.rsdp_new);
 }
 
-/* The runner passes test= through fw_cfg; GRUB's "run all tests" entry has it too. */
+/*
+ * The runner passes test= through fw_cfg, GRUB's "run all tests" entry
+ * in its own line: either way the value of the last test= word of the
+ * whole line, as written, is the selection the tests run (the parser
+ * kept every character of it, and the later word won).
+ */
 static void command_line_reached_the_kernel(struct ktest *t)
 {
-	EXPECT_TRUE(t, strstr(kernel_cmdline, "test=") != NULL);
+	const char *last = NULL;
+	char value[256];
+	size_t len;
+
+	for (const char *p = kernel_cmdline; (p = strstr(p, "test=")) != NULL; p++)
+		if (p == kernel_cmdline || p[-1] == ' ')
+			last = p + 5;
+	ASSERT_TRUE(t, last != NULL);
+	for (len = 0; last[len] && last[len] != ' ' && len < sizeof(value) - 1; len++)
+		value[len] = last[len];
+	value[len] = '\0';
+	ASSERT_TRUE(t, ktest_selection() != NULL);
+	EXPECT_STREQ(t, ktest_selection(), value);
 }
 
 static void memory_map_is_sane(struct ktest *t)
