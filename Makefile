@@ -6,7 +6,7 @@
 #   make test         host unit tests + the QEMU test matrix; "N passed, N failed"
 #   make debug        QEMU paused with a gdb stub, gdb attached with symbols
 #   make bench        boot with bench=all, print the "bench:" lines, keep them in build/bench.json
-#   make bench-compare the ratios of tests/bench-baseline.json's boots, measured again; >20% moved fails
+#   make bench-compare tests/bench-baseline.json's ratios again: -icount ones >5% worse fail
 #   make plot         boot the story with storm.trace=on; PNG plots in build/plots/
 #   make kernel-alone build/kernel-alone.elf: the kernel without lab/ and tests/
 #   make qr-check     the QR encoder's symbols decoded by zbarimg

@@ -14,18 +14,22 @@
         first-touch faults, said next to the benchmarks' boot's own, lazily
         backed (docs/performance.md); both go into FILE under "boot"
     bench.py compare [--baseline FILE] [--json FILE] [--update]
-        the boots the baseline lists (tests/bench-baseline.json), each once;
-        every ratio the baseline names is compared with its baseline value,
-        and one that moved by more than the baseline's threshold (20%) is
-        measured again in a second boot of its topology: it is flagged only
-        if it moved in both (one preempted vCPU should not fail CI). Exit 1
-        if any ratio is flagged or missing. --update writes the measured
-        values of the ratios the baseline names (every ratio the boot
-        printed, for a boot that names none) into the baseline instead.
+        the boots the baseline lists (tests/bench-baseline.json), each once.
+        A boot's "gated" ratios are measured on a topology whose clock is
+        QEMU's instruction counter (-icount): the guest's time is its own
+        instruction count, so they repeat exactly from run to run and host
+        to host. Each is compared one-sided with its baseline value: it
+        fails only when it got worse (per its "better": "higher" or
+        "lower") by more than the baseline's band (at most 5%); better by
+        more than the band is said, so the baseline can follow in the
+        commit that made it so. A boot's "printed" ratios are TCG
+        wall-clock figures: printed beside their last values, never
+        gated. Exit 1 if a gated ratio got worse or is missing, or a boot
+        failed. --update writes the measured values into the baseline.
 
 Only ratios are compared: both sides of a ratio are measured in the same run
-of the same boot, so host speed cancels out; absolute times on these hosts
-move from run to run (docs/performance.md).
+of the same boot. A baseline value moves only in a commit whose body names
+the ratio (scripts/check_commits.py checks it).
 
 A bench line (docs/interface.md):
     bench: <name> <value> <unit>
@@ -207,18 +211,50 @@ def cmd_run(options):
     return rc if rc > 0 else (0 if results else 1)
 
 
-def moved(value, base):
-    """How far value is from base, as a fraction of base (inf when base is 0)."""
-    if base == 0:
-        return 0.0 if value == 0 else float('inf')
-    return abs(value - base) / base
+MAX_BAND = 0.05
+
+
+def icount_topology(topo):
+    """Does the topology's QEMU line count instructions for time (-icount)?"""
+    return any('-icount' in word for word in run.load_topology(topo).qemu)
+
+
+def check_baseline(baseline):
+    """What is wrong with a baseline's shape (a list of sentences)."""
+    found = []
+    band = baseline.get('band')
+    if not isinstance(band, (int, float)) or not 0 < band <= MAX_BAND:
+        found.append(f'"band" must be above 0 and at most {MAX_BAND}')
+    for spec in baseline.get('boots', []):
+        gated = spec.get('gated', {})
+        if gated and not icount_topology(spec['topo']):
+            found.append(f'{spec["topo"]}: gated ratios need an -icount topology')
+        for name, entry in gated.items():
+            if entry.get('better') not in ('higher', 'lower') or \
+                    not isinstance(entry.get('value'), (int, float)):
+                found.append(f'{spec["topo"]}: {name}: needs "value" and "better" '
+                             '("higher" or "lower")')
+    return found
+
+
+def judge(value, entry, band):
+    """A gated ratio's verdict: 'ok', 'better' or 'WORSE'; and its signed change."""
+    base = entry['value']
+    change = (value - base) / base if base else (0.0 if value == base else float('inf'))
+    gain = change if entry['better'] == 'higher' else -change
+    return ('WORSE' if gain < -band else 'better' if gain > band else 'ok'), change
 
 
 def cmd_compare(options):
     with open(options.baseline) as f:
         baseline = json.load(f)
-    threshold = baseline.get('threshold', 0.2)
-    measured, flagged, missing, rows = [], [], [], []
+    shape = check_baseline(baseline)
+    if shape:
+        for sentence in shape:
+            print(f'bench-compare: {options.baseline}: {sentence}')
+        return 1
+    band = baseline['band']
+    measured, worse, missing, rows = [], [], [], []
     for spec in baseline['boots']:
         topo, args = spec['topo'], spec.get('args', '')
         rc, text = boot(topo, spec.get('firmware', ''), options.accel, args, echo=False)
@@ -228,51 +264,48 @@ def cmd_compare(options):
             print(f'bench-compare: {topo} ({args}): the boot ended with status {rc}')
             missing.append(f'{topo}: boot')
             continue
-        suspects = [name for name, base in spec['ratios'].items()
-                    if name in results and moved(results[name]['value'], base) > threshold]
-        second = {}
-        if suspects and not options.update:
-            print(f'bench-compare: {topo}: {", ".join(suspects)} moved; measuring again')
-            rc2, text2 = boot(topo, spec.get('firmware', ''), options.accel, args, echo=False)
-            second = parse_lines(text2) if rc2 == 0 else {}
-        for name, base in sorted(spec['ratios'].items()):
+        for name, entry in sorted(spec.get('gated', {}).items()):
             if name not in results:
                 missing.append(f'{topo}: {name}')
-                rows.append((topo, name, base, None, None, 'MISSING'))
+                rows.append((topo, name, 'gate', entry['value'], None, None, 'MISSING'))
                 continue
-            value = results[name]['value']
-            verdict = 'ok'
-            if name in suspects:
-                again = second.get(name, {}).get('value')
-                if again is None or moved(again, base) > threshold:
-                    verdict = 'MOVED'
-                    flagged.append(f'{topo}: {name}')
-                else:
-                    verdict = 'ok (second boot)'
-                    value = again
-            rows.append((topo, name, base, value, moved(value, base), verdict))
+            verdict, change = judge(results[name]['value'], entry, band)
+            if verdict == 'WORSE':
+                worse.append(f'{topo}: {name}')
+            elif verdict == 'better':
+                verdict = 'better: move the baseline in the commit that did it'
+            rows.append((topo, name, 'gate', entry['value'], results[name]['value'], change,
+                         verdict))
+        for name, base in sorted(spec.get('printed', {}).items()):
+            value = results.get(name, {}).get('value')
+            change = None if value is None or not base else (value - base) / base
+            rows.append((topo, name, 'tcg', base, value, change, 'printed, not gated'))
     if options.json:
         write_json(options.json, measured)
     if options.update:
         for spec, got in zip(baseline['boots'], measured):
-            # the ratios the baseline names, or every ratio the boot printed if it names none
-            names = set(spec['ratios']) or {n for n, e in got['results'].items()
-                                            if e['unit'] == 'ratio'}
-            spec['ratios'] = {n: got['results'][n]['value'] for n in sorted(names)
-                              if n in got['results']}
+            for name, entry in spec.get('gated', {}).items():
+                if name in got['results']:
+                    entry['value'] = got['results'][name]['value']
+            for name in spec.get('printed', {}):
+                if name in got['results']:
+                    spec['printed'][name] = got['results'][name]['value']
         with open(options.baseline, 'w') as f:
             json.dump(baseline, f, indent=1)
             f.write('\n')
         print(f'bench-compare: baseline {options.baseline} updated')
         return 0
     width = max((len(r[1]) for r in rows), default=10)
-    print(f'bench-compare: ratios against {options.baseline} (threshold {threshold:.0%})')
-    for topo, name, base, value, change, verdict in rows:
+    print(f'bench-compare: ratios against {options.baseline} (gated: -icount boots, one-sided, '
+          f'band {band:.0%}; tcg: printed only)')
+    for topo, name, kind, base, value, change, verdict in rows:
         got = '-' if value is None else f'{value:.3f}'
-        delta = '' if change is None else f'{change:+.0%}'.replace('+', '')
-        print(f'  {topo:8} {name:{width}} {base:9.3f} {got:>9} {delta:>6}  {verdict}')
-    print(f'bench-compare: {len(rows)} ratios, {len(flagged)} moved, {len(missing)} missing')
-    return 1 if flagged or missing else 0
+        delta = '' if change is None else f'{change:+.1%}'
+        print(f'  {topo:12} {kind:4} {name:{width}} {base:9.3f} {got:>9} {delta:>7}  {verdict}')
+    gated = sum(1 for r in rows if r[2] == 'gate')
+    print(f'bench-compare: {gated} gated ratios, {len(worse)} worse, {len(missing)} missing; '
+          f'{len(rows) - gated} printed')
+    return 1 if worse or missing else 0
 
 
 def main():

@@ -16,10 +16,15 @@ writes them are accepted. The body must exist; its lines are at most 72
 characters, except a line that starts with blanks (quoted output, a
 command), holds a URL, or is one unbroken word. Merges are not checked.
 
+A commit that moves a gated ratio of tests/bench-baseline.json (make
+bench-compare's baseline: a value changed, added or dropped) names each
+such ratio in its body: a baseline follows a change someone can point to.
+
 Usage: scripts/check_commits.py [--base REV] [REV-RANGE-END]
 Exits 1 and names each offending commit with what is wrong.
 """
 import argparse
+import json
 import re
 import subprocess
 import sys
@@ -63,6 +68,37 @@ def problems(message):
     return found
 
 
+BASELINE = 'tests/bench-baseline.json'
+
+
+def gated_values(text):
+    """{ratio: value} of a baseline's gated ratios ({} for no file); the
+    first baseline form, whose boots had "ratios", gated them all."""
+    if not text:
+        return {}
+    values = {}
+    for spec in json.loads(text).get('boots', []):
+        for name, entry in spec.get('gated', {}).items():
+            values[name] = entry.get('value') if isinstance(entry, dict) else entry
+        for name, value in spec.get('ratios', {}).items():
+            values[name] = value
+    return values
+
+
+def unnamed_baseline_moves(before, after, body):
+    """The gated ratios that moved between two baseline texts, unnamed in body."""
+    old, new = gated_values(before), gated_values(after)
+    moved = sorted(n for n in set(old) | set(new) if old.get(n) != new.get(n))
+    return [n for n in moved if not re.search(rf'\b{re.escape(n)}\b', body)]
+
+
+def file_at(sha, path):
+    try:
+        return git('show', f'{sha}:{path}')
+    except subprocess.CalledProcessError:
+        return ''
+
+
 def git(*args):
     return subprocess.run(['git', *args], capture_output=True, text=True, check=True).stdout
 
@@ -100,8 +136,16 @@ def main(argv=None):
         print(f'commits: shallow clone without the base: checking after {base[:12]}')
     bad = 0
     checked = commits(base, args.head)
+    touched = set(git('log', '--format=%H', f'{base}..{args.head}', '--', BASELINE).split())
     for sha, message in checked:
         found = problems(message)
+        if sha in touched:
+            body = message.split('\n', 2)[2] if message.count('\n') >= 2 else ''
+            unnamed = unnamed_baseline_moves(file_at(f'{sha}^', BASELINE),
+                                             file_at(sha, BASELINE), body)
+            if unnamed:
+                found.append(f'moves {BASELINE} without naming {", ".join(unnamed)} '
+                             'in its body')
         if found:
             bad += 1
             print(f'commit {sha[:12]} "{message.splitlines()[0][:60]}":')

@@ -819,26 +819,40 @@ class BenchTest(unittest.TestCase):
                 self.bench.boot = saved
         return rc, calls
 
-    BASE = {'threshold': 0.2, 'boots': [{'topo': 'story', 'args': '',
-                                          'ratios': {'a_vs_b': 1.0}}]}
+    BASE = {'band': 0.05, 'boots': [
+        {'topo': 'story-icount', 'args': '',
+         'gated': {'a_vs_b': {'value': 1.0, 'better': 'higher'}}},
+        {'topo': 'story', 'args': '', 'printed': {'c_vs_d': 2.0}}]}
 
-    def test_a_ratio_within_the_threshold_passes_in_one_boot(self):
-        rc, calls = self.compare(self.BASE, ['bench: a_vs_b 1.190 ratio'])
-        self.assertEqual((rc, calls), (0, ['story']))
+    def test_a_ratio_within_the_band_passes_in_one_boot_each(self):
+        rc, calls = self.compare(self.BASE, ['bench: a_vs_b 0.960 ratio',
+                                             'bench: c_vs_d 9.000 ratio'])
+        self.assertEqual((rc, calls), (0, ['story-icount', 'story']))
 
-    def test_a_move_seen_twice_fails(self):
-        rc, calls = self.compare(self.BASE, ['bench: a_vs_b 0.700 ratio',
-                                             'bench: a_vs_b 1.300 ratio'])
-        self.assertEqual((rc, calls), (1, ['story', 'story']))
+    def test_worse_beyond_the_band_fails_without_a_second_boot(self):
+        rc, calls = self.compare(self.BASE, ['bench: a_vs_b 0.940 ratio',
+                                             'bench: c_vs_d 2.000 ratio'])
+        self.assertEqual((rc, calls), (1, ['story-icount', 'story']))
 
-    def test_a_move_seen_once_is_measured_again_and_passes(self):
-        rc, calls = self.compare(self.BASE, ['bench: a_vs_b 0.700 ratio',
-                                             'bench: a_vs_b 0.900 ratio'])
-        self.assertEqual((rc, calls), (0, ['story', 'story']))
+    def test_better_beyond_the_band_passes(self):
+        rc, _ = self.compare(self.BASE, ['bench: a_vs_b 1.500 ratio',
+                                         'bench: c_vs_d 2.000 ratio'])
+        self.assertEqual(rc, 0)
 
-    def test_a_ratio_no_longer_printed_fails(self):
-        rc, _ = self.compare(self.BASE, ['bench: other_vs_b 1.000 ratio'])
+    def test_a_printed_ratio_never_fails(self):
+        rc, _ = self.compare(self.BASE, ['bench: a_vs_b 1.000 ratio', 'bench: other 1.0 ratio'])
+        self.assertEqual(rc, 0)
+
+    def test_a_gated_ratio_no_longer_printed_fails(self):
+        rc, _ = self.compare(self.BASE, ['bench: other_vs_b 1.000 ratio',
+                                         'bench: c_vs_d 2.000 ratio'])
         self.assertEqual(rc, 1)
+
+    def test_a_gate_on_a_tcg_topology_is_refused(self):
+        tcg = {'band': 0.05, 'boots': [{'topo': 'story', 'args': '',
+                                        'gated': {'a_vs_b': {'value': 1.0, 'better': 'higher'}}}]}
+        rc, calls = self.compare(tcg, [])
+        self.assertEqual((rc, calls), (1, []))
 
     BOOT = ('[    0.050549] boot: 4 cpus online after %d ms (%d ms of it writing to the '
             'consoles)\r\n')

@@ -5,6 +5,7 @@ words that point outside, counts in prose, the CI sentence) and
 scripts/check_commits.py (Linux's commit message form). make test runs them
 before the checks themselves, so a check that can no longer fail is caught.
 """
+import json
 import os
 import sys
 import tempfile
@@ -13,6 +14,7 @@ import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), 'scripts'))
+import bench  # noqa: E402
 import check_commits  # noqa: E402
 import mutants  # noqa: E402
 import tree_check  # noqa: E402
@@ -249,6 +251,68 @@ class MutantKillTest(unittest.TestCase):
             mutants.run_tests = saved
         self.assertEqual(len(broken), 1)
         self.assertIn('"# run: pair test=rcu" fails on the clean tree: rcu.a', broken[0])
+
+
+class BenchGateTest(unittest.TestCase):
+    """scripts/bench.py compare: one-sided gates on -icount boots only."""
+
+    def test_worse_beyond_the_band_fails_better_does_not(self):
+        higher = {'value': 0.60, 'better': 'higher'}
+        self.assertEqual(bench.judge(0.58, higher, 0.05)[0], 'ok')
+        self.assertEqual(bench.judge(0.56, higher, 0.05)[0], 'WORSE')
+        self.assertEqual(bench.judge(0.70, higher, 0.05)[0], 'better')
+        lower = {'value': 3.2, 'better': 'lower'}
+        self.assertEqual(bench.judge(3.5, lower, 0.05)[0], 'WORSE')
+        self.assertEqual(bench.judge(2.9, lower, 0.05)[0], 'better')
+
+    def test_the_baseline_shape(self):
+        good = {'band': 0.05, 'boots': [
+            {'topo': 'story-icount', 'gated': {'r': {'value': 1.0, 'better': 'lower'}}},
+            {'topo': 'story', 'printed': {'r': 1.0}}]}
+        self.assertEqual(bench.check_baseline(good), [])
+        wide = dict(good, band=0.2)
+        self.assertIn('"band" must be above 0 and at most 0.05', bench.check_baseline(wide))
+        tcg = {'band': 0.05, 'boots': [
+            {'topo': 'story', 'gated': {'r': {'value': 1.0, 'better': 'lower'}}}]}
+        self.assertEqual(bench.check_baseline(tcg),
+                         ['story: gated ratios need an -icount topology'])
+        sideless = {'band': 0.05, 'boots': [{'topo': 'story-icount', 'gated': {'r': {'value': 1}}}]}
+        self.assertEqual(len(bench.check_baseline(sideless)), 1)
+
+    def test_the_committed_baseline_is_well_formed(self):
+        with open(os.path.join(os.path.dirname(HERE), 'tests', 'bench-baseline.json')) as f:
+            self.assertEqual(bench.check_baseline(json.load(f)), [])
+
+
+class BaselineCommitTest(unittest.TestCase):
+    """check_commits.py: a moved gated ratio is named in the commit's body."""
+    BEFORE = json.dumps({'band': 0.05, 'boots': [{'topo': 't', 'gated': {
+        'a_vs_b': {'value': 0.5, 'better': 'higher'}, 'c_vs_d': {'value': 2.0, 'better': 'lower'}},
+        'printed': {'tcg_ratio': 1.0}}]})
+
+    def after(self, **values):
+        data = json.loads(self.BEFORE)
+        for name, value in values.items():
+            data['boots'][0]['gated'][name] = {'value': value, 'better': 'higher'}
+        return json.dumps(data)
+
+    def test_a_moved_ratio_must_be_named(self):
+        after = self.after(a_vs_b=0.6)
+        self.assertEqual(check_commits.unnamed_baseline_moves(self.BEFORE, after, 'faster'),
+                         ['a_vs_b'])
+        self.assertEqual(check_commits.unnamed_baseline_moves(
+            self.BEFORE, after, 'a_vs_b went 0.5 -> 0.6: the bulk free'), [])
+
+    def test_printed_ratios_and_notes_are_free(self):
+        data = json.loads(self.BEFORE)
+        data['boots'][0]['printed']['tcg_ratio'] = 3.0
+        data['note'] = 'reworded'
+        self.assertEqual(check_commits.unnamed_baseline_moves(self.BEFORE, json.dumps(data), ''),
+                         [])
+
+    def test_a_new_baseline_names_all_it_gates(self):
+        self.assertEqual(check_commits.unnamed_baseline_moves('', self.BEFORE, 'c_vs_d'),
+                         ['a_vs_b'])
 
 
 class CommitFormTest(unittest.TestCase):
