@@ -161,6 +161,11 @@ void edu_raise_irq(struct edu *e, u32 status)
 	edu_write32(e, EDU_IRQ_RAISE, status);
 }
 
+bool edu_dma_running(struct edu *e)
+{
+	return edu_read64(e, EDU_DMA_CMD) & EDU_CMD_START;
+}
+
 bool edu_dma(struct edu *e, dma_addr_t ram, u32 off, u32 len, bool to_ram)
 {
 	/* Written so that nothing wraps: QEMU aborts the whole VM on a transfer leaving its buffer. */

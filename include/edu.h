@@ -60,6 +60,9 @@ void edu_raise_irq(struct edu *e, u32 status);
  */
 bool edu_dma(struct edu *e, dma_addr_t ram, u32 off, u32 len, bool to_ram);
 
+/* Is the device's DMA engine still busy (with a transfer that timed out, say)? */
+bool edu_dma_running(struct edu *e);
+
 /* edu.dma_timeout_ms, set (for the tests); returns the old value. */
 u64 edu_set_dma_timeout_ms(u64 ms);
 
