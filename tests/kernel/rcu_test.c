@@ -748,22 +748,27 @@ static void fqs16_keeps_last_rs_qlen_across_floods(struct ktest *t)
 }
 
 /*
- * A kernel thread that loops with cond_resched() and never switches (its
- * loop is shorter than its 100 ms slice). Under fqs, cond_resched() outside
- * a reader is a quiescent state (rcu_all_qs()): a callback the thread
- * queued runs while it still loops. Under count, 2.6.14's rule holds: a
- * kernel thread holds the grace period up until it switches. Inside a
- * reader cond_resched() is no quiescent state in any mode. A loop that was
- * switched out after all (a wakeup on its CPU) proves nothing either way:
- * it is run again, up to three times. Where the callback should run, a loop
- * in which it did not is run again too: every other CPU, idle, notices the
- * grace period at a tick of its own, and with eight virtual CPUs on a
- * loaded 2-core host those ticks can take longer than SPIN_NS
- * (docs/performance.md). A longer loop would not do: a forcing round ends
- * the grace period after about that long anyway (mutant
- * rcu-all-qs-reports-nothing survives 500 ms).
+ * A kernel thread that loops with cond_resched() and never switches: it
+ * runs at the highest priority, whose slices (SCHED_MAX_SLICE_MS) outlast
+ * the loop, so nothing but its own cond_resched() can pass a quiescent
+ * state on its CPU. Under fqs, cond_resched() outside a reader is one
+ * (rcu_all_qs()): a callback the thread queued runs while it still loops.
+ * Under count, 2.6.14's rule holds: a kernel thread holds the grace period
+ * up until it switches. Inside a reader cond_resched() is no quiescent
+ * state in any mode.
+ *
+ * The loop does not end on a clock but on what the grace period needs from
+ * the other CPUs: once every other online CPU has taken SPIN_OTHER_TICKS
+ * ticks since the callback was queued (each notices the batch at one tick
+ * and reports at the next, idle: the batch in progress, then the
+ * callback's), a grace period that could end has ended, and two more ticks
+ * of the loop's own CPU give its softirq the chance to run the callback.
+ * So the verdict is the same however late a loaded host delivers their
+ * ticks; SPIN_MAX_NS only bounds a host that delivers none, and a loop that
+ * hit it says so and fails.
  */
-#define SPIN_NS (80ULL * 1000 * 1000)
+#define SPIN_OTHER_TICKS 4
+#define SPIN_MAX_NS (600ULL * 1000 * 1000)      /* below SCHED_MAX_SLICE_MS */
 
 struct spinner {
 	struct rcu_head head;
@@ -771,6 +776,7 @@ struct spinner {
 	volatile bool ran;
 	bool ran_while_spinning;
 	bool switched;                  /* the loop was switched out at least once */
+	bool others_ticked;             /* every other CPU took SPIN_OTHER_TICKS ticks */
 };
 
 static void spinner_callback(struct rcu_head *head)
@@ -778,47 +784,68 @@ static void spinner_callback(struct rcu_head *head)
 	container_of(head, struct spinner, head)->ran = true;
 }
 
+static bool others_ticked(const u64 *start_ticks, u32 self)
+{
+	for (u32 cpu = 0; cpu < nr_cpus; cpu++)
+		if (cpu != self && percpu[cpu].online &&
+		    READ_ONCE(percpu[cpu].ticks) - start_ticks[cpu] < SPIN_OTHER_TICKS)
+			return false;
+	return true;
+}
+
 static void spin_with_cond_resched(void *arg)
 {
+	static u64 start_ticks[MAX_CPUS];
 	struct spinner *s = arg;
+	u32 self = smp_processor_id();          /* pinned: created on its CPU */
 	u64 start = ktime_ns(), switches = current_thread()->switches;
 
 	if (s->in_reader)
 		rcu_read_lock();
 	call_rcu(&s->head, spinner_callback);
-	while (!s->ran && ktime_ns() - start < SPIN_NS)
+	for (u32 cpu = 0; cpu < nr_cpus; cpu++)
+		start_ticks[cpu] = READ_ONCE(percpu[cpu].ticks);
+	/* Then two ticks of its own, whose softirq runs what has become done. */
+	u64 own_ticks_then = 0;
+	while (!s->ran && ktime_ns() - start < SPIN_MAX_NS) {
+		if (!own_ticks_then && others_ticked(start_ticks, self))
+			own_ticks_then = READ_ONCE(percpu[self].ticks) + 2;
+		if (own_ticks_then && READ_ONCE(percpu[self].ticks) >= own_ticks_then)
+			break;
 		cond_resched();
+	}
 	s->ran_while_spinning = s->ran;
+	s->others_ticked = s->ran || own_ticks_then;
 	s->switched = current_thread()->switches != switches;
 	if (s->in_reader)
 		rcu_read_unlock();
 }
 
-static bool runs_during_a_cond_resched_loop(struct ktest *t, enum rcu_mode mode, bool in_reader,
-					    bool should_run)
+static bool runs_during_a_cond_resched_loop(struct ktest *t, enum rcu_mode mode, bool in_reader)
 {
 	static struct spinner s;
 	enum rcu_mode before = rcu_mode();
+	u32 cpu = nr_cpus - 1;
 
 	rcu_barrier();
 	rcu_set_mode(mode);
-	for (u32 attempt = 0; attempt < 3; attempt++) {
-		s = (struct spinner){ .in_reader = in_reader };
-		run_on(nr_cpus - 1, spin_with_cond_resched, &s);
-		rcu_barrier();
-		if (!s.switched && (s.ran_while_spinning || !should_run))
-			break;
-	}
+	s = (struct spinner){ .in_reader = in_reader };
+	struct thread *th = thread_create_highest("rcu-spinner", spin_with_cond_resched, &s, cpu);
+	if (th)
+		thread_join(th);
+	rcu_barrier();
 	rcu_set_mode(before);
+	EXPECT_TRUE(t, th != NULL);
 	EXPECT_FALSE(t, s.switched);
+	EXPECT_TRUE(t, s.others_ticked);        /* false: no tick in SPIN_MAX_NS, no verdict */
 	return s.ran_while_spinning;
 }
 
 static void cond_resched_is_a_quiescent_state_under_fqs(struct ktest *t)
 {
-	EXPECT_TRUE(t, runs_during_a_cond_resched_loop(t, RCU_MODE_FQS, false, true));
-	EXPECT_FALSE(t, runs_during_a_cond_resched_loop(t, RCU_MODE_COUNT, false, false));
-	EXPECT_FALSE(t, runs_during_a_cond_resched_loop(t, RCU_MODE_FQS, true, false));
+	EXPECT_TRUE(t, runs_during_a_cond_resched_loop(t, RCU_MODE_FQS, false));
+	EXPECT_FALSE(t, runs_during_a_cond_resched_loop(t, RCU_MODE_COUNT, false));
+	EXPECT_FALSE(t, runs_during_a_cond_resched_loop(t, RCU_MODE_FQS, true));
 }
 
 /*
