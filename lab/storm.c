@@ -51,6 +51,16 @@ static int where_arg = STORM_USER;
 PARAM_CHOICE("storm.where", where_arg, "user", "kernel");
 static int storm_pause;                 /* storm.pause=on: PAUSE after every iteration */
 PARAM_CHOICE("storm.pause", storm_pause, "off", "on");
+static u64 storm_think;                 /* storm.think=N: N turns of a user-mode loop after each */
+PARAM_U64("storm.think", storm_think, 0, 1000000);
+
+u64 storm_set_think(u64 turns)
+{
+	u64 old = storm_think;
+
+	storm_think = turns;
+	return old;
+}
 
 const char *const storm_where_names[2] = { [STORM_USER] = "user", [STORM_KERNEL] = "kernel" };
 
@@ -64,6 +74,7 @@ struct storm_report {
 	u64 done;
 	s64 error;              /* -errno of the open() that failed */
 	u64 pause;              /* in: PAUSE after every iteration (storm.pause) */
+	u64 think;              /* in: turns of a user-mode loop after every iteration */
 };
 
 /* One CPU's count of a kernel storm, on a cache line of its own. */
@@ -171,6 +182,7 @@ static void storm_loop_user(void *arg)
 	}
 	volatile struct storm_report *report = user_task_scratch(u);
 	report->pause = storm_pause;
+	report->think = storm_think;
 	s->report[cpu] = report;
 	long status = user_task_run(u, storm_user, s->per_cpu, USER_SHARED, user_task_scratch_va(u));
 	if (status == 1 && report->error == -ENFILE) {

@@ -79,6 +79,15 @@ void storm_run_in_mode(enum rcu_mode mode, enum storm_where where, u64 n,
 		       const struct cpumask *cpus, const struct cpumask *hogs,
 		       struct storm_result *r);
 
+/*
+ * storm.think=N: a user storm spends N turns of an empty loop in user mode
+ * after every iteration, a program that does some work between its files
+ * (Serge's did none: 0, the default). Time in user mode is where a tick is
+ * a quiescent state, so with enough of it grace periods end on any host.
+ * Sets it for the storms that start later; returns the old value.
+ */
+u64 storm_set_think(u64 turns);
+
 /* storm.where= (STORM_USER unless told), for the storms of the boot and the shell. */
 enum storm_where storm_default_where(void);
 extern const char *const storm_where_names[2];

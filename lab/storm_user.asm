@@ -11,8 +11,10 @@
 ;
 ; In:  rdi = n, rsi = the storm's stop flag (a byte in the shared page: the
 ;      kernel sets it when another CPU has hit ENFILE), rdx = the report in
-;      the task's scratch: { u64 done; s64 error; u64 pause; } (pause: in,
-;      nonzero for a PAUSE after every iteration, storm.pause=on)
+;      the task's scratch: { u64 done; s64 error; u64 pause; u64 think; }
+;      (in: pause nonzero for a PAUSE after every iteration, storm.pause=on;
+;      think, turns of an empty loop in user mode after every iteration,
+;      storm.think)
 ; Out: exit(0) when done or stopped; exit(1) with report.error = -errno
 ;      when open() fails.
 
@@ -45,6 +47,13 @@ storm_user:
 	syscall
 	inc r15
 	mov [r14], r15                  ; report.done
+	mov rcx, [r14 + 24]             ; report.think: time in user mode
+.think:
+	test rcx, rcx
+	jz .thought
+	dec rcx
+	jmp .think
+.thought:
 	cmp qword [r14 + 16], 0         ; report.pause
 	je .loop
 	pause

@@ -27,7 +27,8 @@ static void the_story_tells_both_bugs_and_fixes(struct ktest *t)
 	 * rc4: ENFILE (Serge Belyshev, 15 Oct 2005). That grace periods end
 	 * meanwhile, with done callbacks waiting, holds in nearly every run but
 	 * not all (rcu.rc4_user_storm_hits_enfile_although_grace_periods_end
-	 * retries for it); the report shows this run's numbers.
+	 * asserts it on a program that also works in user mode); the report
+	 * shows this run's numbers.
 	 */
 	EXPECT_EQ(t, r.verdict[RCU_MODE_RC4], STORY_HITS_ENFILE);
 	/* batch10k runs done callbacks at once: alone it usually survives (docs/rcu.md) */
