@@ -178,6 +178,8 @@ def failures(records):
     for r in records:
         if r['status'] != 'fail':
             continue
+        if not r['suite'] and r['case'] == 'emulator':
+            raise MutantError(f'{r["boot"]}: {r["reason"][:160]} (run it again)')
         if not r['suite'] and r['case'] not in ('boot', 'binary'):
             raise MutantError(f'"{r["case"]}" picks no test: fix its "# run:" line')
         found.append((r, 'hang' if r['boot'] in hung else 'fail'))

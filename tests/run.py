@@ -816,12 +816,12 @@ def summarize(verdict, boot_reasons):
     return f'{len(names)} failed: {shown}'
 
 
-def single_verdict(name, reasons, sections):
+def single_verdict(name, reasons, sections, title='boot'):
     """A boot that counts as one test: passed when there is no reason."""
     verdict = Verdict(name=name, cases=1)
     if reasons:
         verdict.failed = 1
-        verdict.failures.append(Failure('boot', reasons, sections))
+        verdict.failures.append(Failure(title, reasons, sections))
         verdict.summary = summarize(verdict, reasons)
     else:
         verdict.passed = 1
@@ -838,6 +838,8 @@ def judge_boot(boot, topo, rc, log_text, qemu_text='', log_name='log',
     """
     lines, start = kernel_lines(log_text)
     report = read_ktap(lines, start)
+    if rc is not None and rc < 0:
+        return emulator_crashed(boot.name, rc, log_text, qemu_text, log_name)
     if boot.debugexit:
         outcome, words = describe_qemu_exit(rc, boot.timeout)
     else:
@@ -860,6 +862,19 @@ def judge_boot(boot, topo, rc, log_text, qemu_text='', log_name='log',
     else:
         reasons = judge_expected_failure(boot.target, report, rc, words)
     return single_verdict(boot.name, reasons + missing, sections)
+
+
+def emulator_crashed(name, rc, log_text, qemu_text, log_name='log'):
+    """QEMU itself died of a signal: the emulator's failure, not the
+    kernel's, whatever the guest had printed. Its own record ("emulator",
+    not "boot"), with the signal and the last line the guest wrote."""
+    guest = [line for line in clean_log(log_text) if line.strip()]
+    last = guest[-1].strip() if guest else '(nothing)'
+    reasons = [f'the emulator crashed: QEMU died of {signal_name(-rc)}, not the kernel; '
+               f'the guest\'s last line: "{last[:160]}"']
+    sections = [(f'{log_name} (last {TAIL} lines)', tail(clean_log(log_text))),
+                ('QEMU said', tail(qemu_text.splitlines(), 10))]
+    return single_verdict(name, reasons, sections, title='emulator')
 
 
 def judge_expected_panic(pattern, lines, rc, words):

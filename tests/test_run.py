@@ -909,6 +909,25 @@ class BenchTest(unittest.TestCase):
 
 
 
+class EmulatorCrashTest(unittest.TestCase):
+    """A QEMU that dies of a signal is the emulator's failure, named so."""
+
+    def test_a_crashed_qemu_is_not_a_kernel_failure(self):
+        boot = run.parse_matrix('b story bios 90 pass test=dma\n', 'm')[0]
+        topo = run.Topology(name='story')
+        verdict = run.judge_boot(boot, topo, -11, log('''
+            [    0.100000] pci: 00:04.0 1af4:1042
+            [    0.100100] virtio-blk: 00:04.0: probing
+            '''), 'qemu-system-x86_64: something\n')
+        self.assertEqual(verdict.failed, 1)
+        failure = verdict.failures[0]
+        self.assertEqual(failure.title, 'emulator')
+        self.assertIn('QEMU died of SIGSEGV, not the kernel', failure.reasons[0])
+        self.assertIn('"[    0.100100] virtio-blk: 00:04.0: probing"', failure.reasons[0])
+        records = run.case_records(verdict)
+        self.assertEqual([(r['case'], r['status']) for r in records], [('emulator', 'fail')])
+
+
 class EveryCaseTest(unittest.TestCase):
     """--every-case: a case skipped in every boot that ran it fails make test."""
 

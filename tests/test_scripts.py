@@ -229,6 +229,13 @@ class MutantKillTest(unittest.TestCase):
         self.assertTrue(self.verdict('qr-results (a note)', session)[2])
         self.assertFalse(self.verdict('modern-pc', session)[2])
 
+    def test_a_crashed_emulator_decides_nothing(self):
+        crash = [self.case(None, 'emulator', reason='the emulator crashed: QEMU died of SIGSEGV')]
+        _, line, killed = self.verdict('boot', crash)
+        self.assertFalse(killed)
+        self.assertIn('QEMU died of SIGSEGV', line)
+        self.assertIn('run it again', line)
+
     def test_nothing_failed_is_survived(self):
         _, line, killed = self.verdict('rcu.a', [self.case('rcu', 'a', 'pass')])
         self.assertFalse(killed)
