@@ -838,7 +838,8 @@ def judge_boot(boot, topo, rc, log_text, qemu_text='', log_name='log',
     """
     lines, start = kernel_lines(log_text)
     report = read_ktap(lines, start)
-    if rc is not None and rc < 0:
+    stopped = hardware_error(qemu_text)
+    if rc is not None and rc < 0 and not stopped:
         return emulator_crashed(boot.name, rc, log_text, qemu_text, log_name)
     if boot.debugexit:
         outcome, words = describe_qemu_exit(rc, boot.timeout)
@@ -849,6 +850,9 @@ def judge_boot(boot, topo, rc, log_text, qemu_text='', log_name='log',
                 ('QEMU said', tail(qemu_text.splitlines(), 10))]
     missing = [f'missing expected line: "{line}"'
                for line in missing_lines(lines, topo.expect)]
+    if stopped:
+        missing.append(f'QEMU stopped the machine: {stopped} (a device refused what the '
+                       'kernel asked of it)')
     if not boot.debugexit:
         missing += halted_line_problems(lines, report)
     missing += [f'session {boot.session}: {p}' for p in session_problems]
@@ -864,9 +868,20 @@ def judge_boot(boot, topo, rc, log_text, qemu_text='', log_name='log',
     return single_verdict(boot.name, reasons + missing, sections)
 
 
+def hardware_error(qemu_text):
+    """QEMU's hw_error() line, if a device model stopped the machine: QEMU
+    prints "qemu: hardware error: ..." and aborts when a guest drives a
+    device where it refuses to go (edu: a DMA outside its buffer). That is
+    the guest's failure, not the emulator's."""
+    for line in qemu_text.splitlines():
+        if 'hardware error:' in line:
+            return line.split('hardware error:', 1)[1].strip()[:160]
+    return None
+
+
 def emulator_crashed(name, rc, log_text, qemu_text, log_name='log'):
-    """QEMU itself died of a signal: the emulator's failure, not the
-    kernel's, whatever the guest had printed. Its own record ("emulator",
+    """QEMU itself died of a signal (not after a hardware error): the
+    emulator's failure, not the kernel's, whatever the guest had printed. Its own record ("emulator",
     not "boot"), with the signal and the last line the guest wrote."""
     guest = [line for line in clean_log(log_text) if line.strip()]
     last = guest[-1].strip() if guest else '(nothing)'

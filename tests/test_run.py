@@ -928,6 +928,29 @@ class EmulatorCrashTest(unittest.TestCase):
         self.assertEqual([(r['case'], r['status']) for r in records], [('emulator', 'fail')])
 
 
+class HardwareErrorTest(unittest.TestCase):
+    """A device model that stops the machine (hw_error, then SIGABRT) is the kernel's failure."""
+
+    def test_an_edu_dma_out_of_bounds_is_the_guests(self):
+        boot = run.parse_matrix('b story bios 90 pass test=edu\n', 'm')[0]
+        text = log('''
+            [    0.100000] KTAP version 1
+            [    0.100000] 1..1
+            [    0.100001]     KTAP version 1
+            [    0.100001]     # Subtest: edu
+            [    0.100001]     1..2
+            [    0.100002]     # RUN transfers_out_of_the_buffer_are_refused
+            ''')
+        qemu = ('qemu: hardware error: EDU: DMA range 0x0000000000041000-0x0000000000041200 '
+                'out of bounds (0x0000000000040000-0x0000000000040fff)!\nCPU #0: ...\n')
+        verdict = run.judge_boot(boot, run.Topology(name='story'), -6, text, qemu)
+        titles = [f.title for f in verdict.failures]
+        self.assertNotIn('emulator', titles)
+        self.assertIn('edu.transfers_out_of_the_buffer_are_refused', titles)
+        reasons = ' '.join(r for f in verdict.failures for r in f.reasons)
+        self.assertIn('QEMU stopped the machine: EDU: DMA range', reasons)
+
+
 class EveryCaseTest(unittest.TestCase):
     """--every-case: a case skipped in every boot that ran it fails make test."""
 
