@@ -118,6 +118,10 @@ def read_mutant(path):
         raise MutantError(f'{name}: needs "# why:", "# kills:", "# run:" and a diff')
     if headers.get('expect', 'fail') not in ('fail', 'hang'):
         raise MutantError(f'{name}: "# expect:" is "hang" or nothing')
+    numbered = [n for n in kill_names(headers['kills']) if '#' in n]
+    if numbered:
+        raise MutantError(f'{name}: "# kills:" names a case by its number ({numbered[0]}): '
+                          'name it (its "# RUN" line says how)')
     return name, headers, files
 
 

@@ -247,6 +247,12 @@ class MutantKillTest(unittest.TestCase):
         with self.assertRaises(mutants.MutantError):
             mutants.read_mutant(os.path.join(tree.root, 'tests/mutants/x.patch'))
 
+    def test_a_case_named_by_its_number_is_refused(self):
+        tree = Tree({'tests/mutants/x.patch': '# why: w\n# kills: smp.#10\n# run: host x\n'
+                                              '--- a/a\n+++ b/a\n@@ -1 +1 @@\n-a\n+b\n'})
+        with self.assertRaises(mutants.MutantError):
+            mutants.read_mutant(os.path.join(tree.root, 'tests/mutants/x.patch'))
+
     def test_a_run_line_that_fails_on_the_clean_tree_stops_it(self):
         tree = Tree({'tests/mutants/x.patch': '# why: w\n# kills: rcu.a\n# run: pair test=rcu\n'
                                               '--- a/a\n+++ b/a\n@@ -1 +1 @@\n-a\n+b\n'})
