@@ -122,7 +122,46 @@ def read_mutant(path):
     if numbered:
         raise MutantError(f'{name}: "# kills:" names a case by its number ({numbered[0]}): '
                           'name it (its "# RUN" line says how)')
+    names = kill_names(headers['kills'])
+    headers['run'] = [narrow(spec, names) for spec in headers['run']]
+    headers['escapes'] = [narrow(spec, names) for spec in headers.get('escapes', [])]
     return name, headers, files
+
+
+def narrow(spec, names):
+    """A boot's "# run:" line cut down to the cases that can kill: its
+    test= keeps only the named cases it selects. A named leaks_nothing
+    keeps its whole suite (it judges what the suite's other cases took);
+    a mutant killed by a boot as a whole, and the host, matrix, check-rcu
+    and sim lines, run as written. The clean-tree run of the narrowed
+    line shows the named cases pass without the rest of their suite."""
+    kind, _, rest = spec.partition(' ')
+    words = rest.split()
+    tests = [w for w in words if w.startswith('test=')]
+    if kind in ('check-rcu', 'sim', 'matrix', 'host') or len(tests) != 1 or \
+            any('.' not in n for n in names):
+        return spec
+    selection = tests[-1][len('test='):].split(',')
+
+    def selects(name):
+        suite, _, case = name.partition('.')
+        for word in selection:
+            w_suite, _, w_case = word.partition('.')
+            if fnmatch.fnmatchcase(suite, w_suite) and (not w_case or fnmatch.fnmatchcase(case, w_case)):
+                return True
+        return False
+    picked = []
+    for name in filter(selects, names):
+        suite, _, case = name.partition('.')
+        word = suite if case == 'leaks_nothing' else name
+        if word not in picked:
+            picked.append(word)
+    picked = [w for w in picked if w in [n.partition('.')[0] for n in picked] or
+              w.partition('.')[0] not in picked]        # a whole suite covers its cases
+    if not picked:
+        return spec
+    return ' '.join([kind] + [f'test={",".join(picked)}' if w.startswith('test=') else w
+                              for w in words])
 
 
 def kill_names(kills):

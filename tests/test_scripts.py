@@ -247,6 +247,19 @@ class MutantKillTest(unittest.TestCase):
         with self.assertRaises(mutants.MutantError):
             mutants.read_mutant(os.path.join(tree.root, 'tests/mutants/x.patch'))
 
+    def test_a_boot_runs_only_the_cases_that_can_kill(self):
+        self.assertEqual(mutants.narrow('pair test=rcu', ['rcu.late']), 'pair test=rcu.late')
+        self.assertEqual(mutants.narrow('story test=dma,edu swiotlb=rc4', ['dma.a', 'edu.b']),
+                         'story test=dma.a,edu.b swiotlb=rc4')
+        # leaks_nothing judges what its suite took: the suite stays whole.
+        self.assertEqual(mutants.narrow('story test=rcu', ['rcu.leaks_nothing', 'rcu.x']),
+                         'story test=rcu')
+        # A boot as a whole, a case the line does not run, other kinds: as written.
+        self.assertEqual(mutants.narrow('single test=string', ['boot']), 'single test=string')
+        self.assertEqual(mutants.narrow('pair test=console', ['smp.x']), 'pair test=console')
+        self.assertEqual(mutants.narrow('matrix story-debug', ['rcu.x']), 'matrix story-debug')
+        self.assertEqual(mutants.narrow('host slab', ['slab.x']), 'host slab')
+
     def test_a_case_named_by_its_number_is_refused(self):
         tree = Tree({'tests/mutants/x.patch': '# why: w\n# kills: smp.#10\n# run: host x\n'
                                               '--- a/a\n+++ b/a\n@@ -1 +1 @@\n-a\n+b\n'})
@@ -263,7 +276,7 @@ class MutantKillTest(unittest.TestCase):
         finally:
             mutants.run_tests = saved
         self.assertEqual(len(broken), 1)
-        self.assertIn('"# run: pair test=rcu" fails on the clean tree: rcu.a', broken[0])
+        self.assertIn('"# run: pair test=rcu.a" fails on the clean tree: rcu.a', broken[0])
 
 
 class BenchGateTest(unittest.TestCase):
