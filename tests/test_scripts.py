@@ -208,7 +208,8 @@ class MutantKillTest(unittest.TestCase):
         self.assertIn('not killed by its test: rcu.leaks_nothing failed instead', line)
 
     def test_a_hang_kills_only_what_expects_one(self):
-        hung = [self.case('rcu', 'a', 'fail'), self.case(None, 'boot', reason='hang: no exit')]
+        hung = [self.case('rcu', 'a', 'fail', reason='case 1 did not finish: plan 1..1'),
+                self.case(None, 'boot', reason='hang: no exit')]
         _, line, killed = self.verdict('rcu.a', hung)
         self.assertFalse(killed)
         self.assertIn('"# expect: hang" would allow', line)
@@ -216,6 +217,16 @@ class MutantKillTest(unittest.TestCase):
         self.assertTrue(killed, line)
         _, line, killed = self.verdict('rcu.a', [self.case('rcu', 'a')], expect='hang')
         self.assertFalse(killed, line)
+
+    def test_a_case_that_said_not_ok_kills_though_the_boot_hung_later(self):
+        records = [self.case('apic', 'tick', reason=''),
+                   self.case(None, 'boot', reason='plan 1..3 but only 1 result; hang: no exit')]
+        _, line, killed = self.verdict('apic.tick', records)
+        self.assertTrue(killed, line)
+        cut = [self.case('apic', 'tick', reason='case 2 (after x) did not finish: plan 1..3'),
+               self.case(None, 'boot', reason='plan 1..3 but only 1 result; hang: no exit')]
+        self.assertFalse(self.verdict('apic.tick', cut)[2])
+        self.assertTrue(self.verdict('apic.tick', cut, expect='hang')[2])
 
     def test_boot_names_a_whole_boot_of_its_own_lines(self):
         panic = [self.case(None, 'boot', reason='kernel panic (QEMU exit 5)')]
