@@ -124,9 +124,15 @@ def read_mutant(path):
         raise MutantError(f'{name}: "# kills:" names a case by its number ({numbered[0]}): '
                           'name it (its "# RUN" line says how)')
     names = kill_names(headers['kills'])
-    headers['run'] = [narrow(spec, names) for spec in headers['run']]
-    headers['escapes'] = [narrow(spec, names) for spec in headers.get('escapes', [])]
+    if not any(path in READS_TEST for path, _ in files):
+        headers['run'] = [narrow(spec, names) for spec in headers['run']]
+        headers['escapes'] = [narrow(spec, names) for spec in headers.get('escapes', [])]
     return name, headers, files
+
+
+# The code that reads test=: a mutant of it runs its lines as written,
+# since narrow() would change the very text the bug is in the reading of.
+READS_TEST = ('kernel/cmdline.c', 'kernel/ktest.c', 'kernel/main.c')
 
 
 def narrow(spec, names):

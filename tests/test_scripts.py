@@ -271,6 +271,18 @@ class MutantKillTest(unittest.TestCase):
         self.assertEqual(mutants.narrow('matrix story-debug', ['rcu.x']), 'matrix story-debug')
         self.assertEqual(mutants.narrow('host slab', ['slab.x']), 'host slab')
 
+    def test_a_mutant_of_the_code_that_reads_test_runs_as_written(self):
+        tree = Tree({'tests/mutants/x.patch': '# why: w\n# kills: boot.c\n# run: single test=boot,boot.*\n'
+                                              '--- a/kernel/cmdline.c\n+++ b/kernel/cmdline.c\n'
+                                              '@@ -1 +1 @@\n-a\n+b\n',
+                     'tests/mutants/y.patch': '# why: w\n# kills: boot.c\n# run: single test=boot,boot.*\n'
+                                              '--- a/kernel/vm.c\n+++ b/kernel/vm.c\n'
+                                              '@@ -1 +1 @@\n-a\n+b\n'})
+        _, x, _ = mutants.read_mutant(os.path.join(tree.root, 'tests/mutants/x.patch'))
+        _, y, _ = mutants.read_mutant(os.path.join(tree.root, 'tests/mutants/y.patch'))
+        self.assertEqual(x['run'], ['single test=boot,boot.*'])
+        self.assertEqual(y['run'], ['single test=boot.c'])
+
     def test_a_case_named_by_its_number_is_refused(self):
         tree = Tree({'tests/mutants/x.patch': '# why: w\n# kills: smp.#10\n# run: host x\n'
                                               '--- a/a\n+++ b/a\n@@ -1 +1 @@\n-a\n+b\n'})
