@@ -16,9 +16,8 @@ it, and where to run:
     # run: story+nodebugexit test=boot   (a topology may carry matrix flags)
     # run: matrix shell-keyboard    (or boots of tests/matrix, as listed: firmware,
                                      flags and sessions included; names or globs)
-    # timeout: 150                  (optional: seconds for its boots; never less
-                                     than the matrix gives the topology, but
-                                     for a mutant that expects a hang)
+    # timeout: 150                  (optional: seconds for its boots; else the
+                                     longest the matrix gives the topology)
     # expect: hang                  (optional: the kill is a hang, for a bug
                                      whose symptom is that nothing happens)
     # escapes: check-rcu --no-interrupts 2 2 2   (optional, any number: a run
@@ -145,8 +144,14 @@ def narrow(spec, names):
     kind, _, rest = spec.partition(' ')
     words = rest.split()
     tests = [w for w in words if w.startswith('test=')]
-    if kind in ('check-rcu', 'sim', 'matrix', 'host') or len(tests) != 1 or \
-            any('.' not in n for n in names):
+    if any('.' not in n for n in names):
+        return spec
+    suites = {n.partition('.')[0] for n in names}
+    if kind == 'matrix' and len(words) == 1 and len(suites) == 1:
+        # run.py's --filter narrows the matrix line's test= to one glob
+        whole = any(n.endswith('.leaks_nothing') for n in names) or len(names) > 1
+        return f'{spec} --filter {suites.pop() if whole else names[0]}'
+    if kind in ('check-rcu', 'sim', 'matrix', 'host') or len(tests) != 1:
         return spec
     selection = tests[-1][len('test='):].split(',')
 
@@ -270,13 +275,14 @@ def matrix_timeouts():
 
 
 def boot_timeout(headers, topology):
-    """The matrix's timeout for the topology, or the mutant's if longer. A
-    mutant that expects a hang may ask for less: its hang is the kill, and
-    its clean-tree run, under the same timeout, shows that a boot without
-    the bug ends well within it."""
-    if headers.get('expect') == 'hang' and 'timeout' in headers:
+    """The mutant's "# timeout:", else the longest the matrix gives the
+    topology. A short one cannot make a kill: a boot that runs out of time
+    is a hang, which kills only a mutant that expects one, and the line's
+    clean-tree run, under the same timeout, shows that a boot without the
+    bug ends within it."""
+    if 'timeout' in headers:
         return int(headers['timeout'])
-    return max(int(headers.get('timeout', 0)), matrix_timeouts().get(topology, BOOT_TIMEOUT))
+    return matrix_timeouts().get(topology, BOOT_TIMEOUT)
 
 
 def own_boots(name, specs):
@@ -310,8 +316,10 @@ def run_tests(tree, name, headers, specs):
                             (rest or 'all') if violation else 'binary', 'boot': 'sim',
                             'reason': violation or (done.stderr.strip() or '?')[-100:]})
         elif kind == 'matrix':
+            only, _, glob = rest.partition(' --filter ')
             run(['python3', 'tests/run.py', 'test', '--matrix', 'tests/matrix',
-                 '--only', rest, '--json', out], tree, timeout=900)
+                 '--only', only, '--json', out] + (['--filter', glob] if glob else []),
+                tree, timeout=900)
             found = json.load(open(out)) if os.path.exists(out) else []
             if not found:
                 raise MutantError(f'"{spec}" picks no matrix boot: fix its "# run:" line')

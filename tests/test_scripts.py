@@ -268,7 +268,13 @@ class MutantKillTest(unittest.TestCase):
         # A boot as a whole, a case the line does not run, other kinds: as written.
         self.assertEqual(mutants.narrow('single test=string', ['boot']), 'single test=string')
         self.assertEqual(mutants.narrow('pair test=console', ['smp.x']), 'pair test=console')
-        self.assertEqual(mutants.narrow('matrix story-debug', ['rcu.x']), 'matrix story-debug')
+        self.assertEqual(mutants.narrow('matrix story-debug', ['rcu.leaks_nothing']),
+                         'matrix story-debug --filter rcu')
+        self.assertEqual(mutants.narrow('matrix story-debug', ['rcu.x']),
+                         'matrix story-debug --filter rcu.x')
+        self.assertEqual(mutants.narrow('matrix story-debug', ['rcu.x', 'vm.y']),
+                         'matrix story-debug')
+        self.assertEqual(mutants.narrow('matrix qr-results', ['qr-results']), 'matrix qr-results')
         self.assertEqual(mutants.narrow('host slab', ['slab.x']), 'host slab')
 
     def test_a_mutant_of_the_code_that_reads_test_runs_as_written(self):
@@ -282,6 +288,27 @@ class MutantKillTest(unittest.TestCase):
         _, y, _ = mutants.read_mutant(os.path.join(tree.root, 'tests/mutants/y.patch'))
         self.assertEqual(x['run'], ['single test=boot,boot.*'])
         self.assertEqual(y['run'], ['single test=boot.c'])
+
+    def test_a_narrowed_matrix_line_and_a_boot_line_run_together(self):
+        calls = []
+
+        def fake_run(cmd, tree, timeout=None):
+            calls.append(cmd)
+            out = cmd[cmd.index('--json') + 1]
+            with open(out, 'w') as f:
+                json.dump([{'boot': 'b', 'suite': 'rcu', 'case': 'x', 'status': 'pass',
+                            'reason': ''}], f)
+        with tempfile.TemporaryDirectory() as tree:
+            os.makedirs(os.path.join(tree, 'build'))
+            saved, mutants.run = mutants.run, fake_run
+            try:
+                records = mutants.run_tests(tree, 'm', {}, ['matrix story-debug --filter rcu',
+                                                            'pair test=rcu.x'])
+            finally:
+                mutants.run = saved
+        self.assertEqual(len(records), 2)
+        self.assertIn(['--only', 'story-debug'], [c[i:i + 2] for c in calls for i in range(len(c))])
+        self.assertIn(['--filter', 'rcu'], [c[i:i + 2] for c in calls for i in range(len(c))])
 
     def test_a_case_named_by_its_number_is_refused(self):
         tree = Tree({'tests/mutants/x.patch': '# why: w\n# kills: smp.#10\n# run: host x\n'
