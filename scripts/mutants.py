@@ -57,6 +57,7 @@ updated with the code it mutates).
 Usage: scripts/mutants.py [--jobs N] [NAME-GLOB ...]
 """
 import argparse
+import collections
 import concurrent.futures
 import fnmatch
 import glob
@@ -66,6 +67,7 @@ import re
 import shutil
 import subprocess
 import sys
+import threading
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -401,15 +403,20 @@ def clean_runs(paths, jobs):
         except MutantError:
             continue            # try_mutant() reports it
         for spec in headers['run'] + headers.get('escapes', []):
-            timeout = max(int(headers.get('timeout', 0)), int(specs.get(spec, {}).get('timeout', 0)))
-            specs[spec] = {'timeout': timeout} if timeout else {}
+            # The shortest timeout any of them gives it: passing there, it passes in all.
+            budgets = [int(h['timeout']) for h in (headers, specs.get(spec, {})) if 'timeout' in h]
+            specs[spec] = {'timeout': str(min(budgets))} if budgets else {}
+    # A matrix boot keeps its log and disk under its own name: one run of it at a time.
+    locks = collections.defaultdict(threading.Lock)
 
     def run_clean(item):
         index, (spec, headers) = item
-        try:
-            killer, _ = killer_of(run_tests(ROOT, f'clean-{index}', headers, [spec]))
-        except (MutantError, subprocess.TimeoutExpired) as error:
-            killer = str(error)
+        kind, _, rest = spec.partition(' ')
+        with locks[rest.split(' ')[0] if kind == 'matrix' else f'clean-{index}']:
+            try:
+                killer, _ = killer_of(run_tests(ROOT, f'clean-{index}', headers, [spec]))
+            except (MutantError, subprocess.TimeoutExpired) as error:
+                killer = str(error)
         return f'mutants: "# run: {spec}" fails on the clean tree: {killer}' if killer else None
 
     started = time.monotonic()
