@@ -393,6 +393,40 @@ def try_mutant(path):
         shutil.rmtree(tree, ignore_errors=True)
 
 
+SELECTION_MAX = 200             # of test='s 255 characters, for one shared clean boot
+
+
+def shared_boots(specs):
+    """[(line, headers, [the lines it stands for])]: the boot lines that
+    differ only in test= (same topology, arguments and timeout) share one
+    clean boot with their selections joined; a boot that passes vouches
+    for each, one that fails is split again by run_clean(). Other lines
+    run alone."""
+    runs, groups = [], {}
+    for spec, headers in sorted(specs.items()):
+        kind, _, rest = spec.partition(' ')
+        words = rest.split()
+        tests = [w for w in words if w.startswith('test=')]
+        if kind in ('check-rcu', 'sim', 'matrix', 'host') or len(tests) != 1:
+            runs.append((spec, headers, [spec]))
+            continue
+        key = (kind, tuple(w for w in words if not w.startswith('test=')),
+               headers.get('timeout'))
+        groups.setdefault(key, []).append((spec, tests[0][len('test='):].split(',')))
+    for (kind, others, timeout), members in groups.items():
+        batch, words = [], []
+        for spec, selection in members + [(None, [])]:
+            joined = words + [w for w in selection if w not in words]
+            if spec is None or (batch and len(','.join(joined)) > SELECTION_MAX):
+                runs.append((' '.join([kind, 'test=' + ','.join(words), *others]),
+                             {'timeout': timeout} if timeout else {}, batch))
+                batch, joined = [], list(selection)
+            if spec is not None:
+                batch.append(spec)
+                words = joined
+    return runs
+
+
 def clean_runs(paths, jobs):
     """Run every distinct "# run:" and "# escapes:" line of these mutants
     once on the clean tree; the lines that fail there, as messages."""
@@ -409,19 +443,32 @@ def clean_runs(paths, jobs):
     # A matrix boot keeps its log and disk under its own name: one run of it at a time.
     locks = collections.defaultdict(threading.Lock)
 
-    def run_clean(item):
-        index, (spec, headers) = item
+    def run_one(tag, spec, headers):
         kind, _, rest = spec.partition(' ')
-        with locks[rest.split(' ')[0] if kind == 'matrix' else f'clean-{index}']:
+        with locks[rest.split(' ')[0] if kind == 'matrix' else tag]:
             try:
-                killer, _ = killer_of(run_tests(ROOT, f'clean-{index}', headers, [spec]))
+                return killer_of(run_tests(ROOT, tag, headers, [spec]))[0]
             except (MutantError, subprocess.TimeoutExpired) as error:
-                killer = str(error)
-        return f'mutants: "# run: {spec}" fails on the clean tree: {killer}' if killer else None
+                return str(error)
+
+    def run_clean(item):
+        index, (spec, headers, members) = item
+        killer = run_one(f'clean-{index}', spec, headers)
+        if not killer:
+            return []
+        if len(members) == 1:
+            return [f'mutants: "# run: {spec}" fails on the clean tree: {killer}']
+        found = []              # the shared boot failed: each line alone says which
+        for number, member in enumerate(members):
+            killer = run_one(f'clean-{index}-{number}', member, headers)
+            if killer:
+                found.append(f'mutants: "# run: {member}" fails on the clean tree: {killer}')
+        return found
 
     started = time.monotonic()
     with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
-        broken = [line for line in pool.map(run_clean, enumerate(sorted(specs.items()))) if line]
+        broken = [line for lines in pool.map(run_clean, enumerate(shared_boots(specs)))
+                  for line in lines]
     print(f'mutants: {len(specs)} distinct runs pass on the clean tree '
           f'({time.monotonic() - started:.0f} s)' if not broken else
           f'mutants: {len(broken)} of {len(specs)} distinct runs fail on the clean tree',

@@ -316,6 +316,38 @@ class MutantKillTest(unittest.TestCase):
         with self.assertRaises(mutants.MutantError):
             mutants.read_mutant(os.path.join(tree.root, 'tests/mutants/x.patch'))
 
+    def test_clean_lines_that_differ_in_test_share_a_boot(self):
+        runs = mutants.shared_boots({'pair test=rcu.a': {}, 'pair test=rcu.b': {},
+                                     'story test=x': {'timeout': '20'}, 'story test=y': {},
+                                     'host slab': {}})
+        self.assertIn(('pair test=rcu.a,rcu.b', {}, ['pair test=rcu.a', 'pair test=rcu.b']), runs)
+        self.assertIn(('story test=x', {'timeout': '20'}, ['story test=x']), runs)
+        self.assertIn(('host slab', {}, ['host slab']), runs)
+        long = {f'pair test=suite.case_number_{i:03d}_with_a_long_name': {} for i in range(20)}
+        for line, _, members in mutants.shared_boots(long):
+            self.assertLessEqual(len(line.split('test=')[1]), mutants.SELECTION_MAX)
+        self.assertEqual(sum(len(m) for _, _, m in mutants.shared_boots(long)), 20)
+
+    def test_a_shared_clean_boot_that_fails_is_split(self):
+        tree = Tree({'tests/mutants/x.patch': '# why: w\n# kills: rcu.a\n# run: pair test=rcu\n'
+                                              '--- a/a\n+++ b/a\n@@ -1 +1 @@\n-a\n+b\n',
+                     'tests/mutants/y.patch': '# why: w\n# kills: rcu.b\n# run: pair test=rcu\n'
+                                              '--- a/a\n+++ b/a\n@@ -1 +1 @@\n-a\n+b\n'})
+        seen = []
+
+        def run_tests(tree, name, headers, specs):
+            seen.append(specs[0])
+            return [self.case('rcu', 'b')] if 'rcu.b' in specs[0] else []
+        saved, mutants.run_tests = mutants.run_tests, run_tests
+        try:
+            broken = mutants.clean_runs([os.path.join(tree.root, 'tests/mutants/x.patch'),
+                                         os.path.join(tree.root, 'tests/mutants/y.patch')], 1)
+        finally:
+            mutants.run_tests = saved
+        self.assertEqual(seen, ['pair test=rcu.a,rcu.b', 'pair test=rcu.a', 'pair test=rcu.b'])
+        self.assertEqual(len(broken), 1)
+        self.assertIn('"# run: pair test=rcu.b" fails', broken[0])
+
     def test_a_run_line_that_fails_on_the_clean_tree_stops_it(self):
         tree = Tree({'tests/mutants/x.patch': '# why: w\n# kills: rcu.a\n# run: pair test=rcu\n'
                                               '--- a/a\n+++ b/a\n@@ -1 +1 @@\n-a\n+b\n'})
