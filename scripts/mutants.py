@@ -60,6 +60,7 @@ import argparse
 import collections
 import concurrent.futures
 import fnmatch
+import functools
 import glob
 import json
 import os
@@ -71,6 +72,9 @@ import threading
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, 'tests'))
+import run as runner  # noqa: E402  (tests/run.py: its matrix parser)
+
 MUTANTS = os.path.join(ROOT, 'tests', 'mutants')
 SCRATCH = os.path.join(ROOT, 'build', 'mutants')
 BOOT_TIMEOUT = 90                # seconds, for a topology the matrix does not boot
@@ -170,8 +174,8 @@ def narrow(spec, names):
         word = suite if case == 'leaks_nothing' else name
         if word not in picked:
             picked.append(word)
-    picked = [w for w in picked if w in [n.partition('.')[0] for n in picked] or
-              w.partition('.')[0] not in picked]        # a whole suite covers its cases
+    whole = {w for w in picked if '.' not in w}     # a whole suite covers its cases
+    picked = [w for w in picked if '.' not in w or w.partition('.')[0] not in whole]
     if not picked:
         return spec
     return ' '.join([kind] + [f'test={",".join(picked)}' if w.startswith('test=') else w
@@ -265,14 +269,13 @@ def killer_of(records, names=None, expect='fail', own_boots=()):
                                                 else '')) if found else None
 
 
+@functools.lru_cache(maxsize=None)
 def matrix_timeouts():
-    """The longest timeout the matrix gives each topology's BIOS boots."""
+    """The longest timeout the matrix gives each topology (read once)."""
+    path = os.path.join(ROOT, 'tests', 'matrix')
     longest = {}
-    with open(os.path.join(ROOT, 'tests', 'matrix')) as f:
-        for line in f:
-            words = line.split()
-            if len(words) >= 4 and not words[0].startswith('#') and words[3].isdigit():
-                longest[words[1]] = max(longest.get(words[1], 0), int(words[3]))
+    for boot in runner.parse_matrix(runner.read_text(path), path):
+        longest[boot.topology] = max(longest.get(boot.topology, 0), int(boot.timeout))
     return longest
 
 

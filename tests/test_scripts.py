@@ -252,11 +252,15 @@ class MutantKillTest(unittest.TestCase):
         self.assertFalse(killed)
         self.assertIn('SURVIVED', line)
 
+    @staticmethod
+    def read(headers):
+        """read_mutant() of a patch with these header lines over a one-line diff."""
+        tree = Tree({'tests/mutants/x.patch': headers + '--- a/a\n+++ b/a\n@@ -1 +1 @@\n-a\n+b\n'})
+        return mutants.read_mutant(os.path.join(tree.root, 'tests/mutants/x.patch'))
+
     def test_a_mutant_without_kills_is_refused(self):
-        tree = Tree({'tests/mutants/x.patch': '# why: w\n# run: host x\n--- a/a\n+++ b/a\n'
-                                              '@@ -1 +1 @@\n-a\n+b\n'})
         with self.assertRaises(mutants.MutantError):
-            mutants.read_mutant(os.path.join(tree.root, 'tests/mutants/x.patch'))
+            self.read('# why: w\n# run: host x\n')
 
     def test_a_boot_runs_only_the_cases_that_can_kill(self):
         self.assertEqual(mutants.narrow('pair test=rcu', ['rcu.late']), 'pair test=rcu.late')
@@ -311,10 +315,8 @@ class MutantKillTest(unittest.TestCase):
         self.assertIn(['--filter', 'rcu'], [c[i:i + 2] for c in calls for i in range(len(c))])
 
     def test_a_case_named_by_its_number_is_refused(self):
-        tree = Tree({'tests/mutants/x.patch': '# why: w\n# kills: smp.#10\n# run: host x\n'
-                                              '--- a/a\n+++ b/a\n@@ -1 +1 @@\n-a\n+b\n'})
         with self.assertRaises(mutants.MutantError):
-            mutants.read_mutant(os.path.join(tree.root, 'tests/mutants/x.patch'))
+            self.read('# why: w\n# kills: smp.#10\n# run: host x\n')
 
     def test_clean_lines_that_differ_in_test_share_a_boot(self):
         runs = mutants.shared_boots({'pair test=rcu.a': {}, 'pair test=rcu.b': {},
