@@ -182,7 +182,8 @@ void mutex_unlock(struct mutex *m);
 #include "x86.h"
 
 /*
- * One load on %gs, as Linux's this_cpu_read(current_task): the same on
+ * One load on %gs, as Linux's x86 get_current() reads
+ * pcpu_hot.current_task (arch/x86/include/asm/current.h): the same on
  * whichever CPU it runs. Through raw_this_cpu() it would be two loads,
  * and a thread moved between them would find the thread now running on
  * the CPU it left.
