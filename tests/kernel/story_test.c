@@ -31,8 +31,12 @@ static void the_story_tells_both_bugs_and_fixes(struct ktest *t)
 	 * shows this run's numbers.
 	 */
 	EXPECT_EQ(t, r.verdict[RCU_MODE_RC4], STORY_HITS_ENFILE);
-	/* batch10k runs done callbacks at once: alone it usually survives (docs/rcu.md) */
-	EXPECT_EQ(t, r.alone[RCU_MODE_BATCH10K].done_at_enfile, 0);
+	/*
+	 * batch10k alone: with Serge's bare loop, whether done callbacks wait
+	 * at ENFILE is the host's timing (30,030 did once in a fresh-clone
+	 * make test); rcu_claims.batch10k_keeps_up_with_a_user_storm_alone
+	 * asserts it where one run decides. The report shows this run's.
+	 */
 	/* the article's never-scheduling kernel thread: no grace period, ENFILE */
 	EXPECT_GE(t, r.in_kernel[RCU_MODE_RC4].enfile_at, 0);
 	EXPECT_GE(t, r.in_kernel[RCU_MODE_BATCH10K].enfile_at, 0);
