@@ -181,15 +181,40 @@ $(B)/kernel-alone.elf: $(CORE_OBJ) $(B)/ksyms0.o linker.ld
 kernel-alone: $(B)/kernel-alone.elf
 
 # --- ISO: GRUB for BIOS (El Torito + MBR) and UEFI (EFI system partition) ---
+#
+# grub-mkrescue makes GRUB's half once: an ISO holding only grub.cfg, whose
+# files (GRUB's modules, its El Torito image, efi.img) are taken out into
+# $(B)/grub/tree and whose boot options xorriso reads back into
+# $(B)/grub/mkisofs ("-report_el_torito as_mkisofs": what Debian's
+# RepackBootableISO page does to rebuild an ISO with its boot equipment).
+# Each new kernel is then added by one xorriso call with those options:
+# 0.1 s of CPU instead of grub-mkrescue's 0.8 (the mutants rebuild the
+# ISO some 150 times). The options are read, not written here, so they
+# stay whatever this host's grub-mkrescue does.
 
-$(B)/testbed.iso: $(B)/kernel.elf iso/grub.cfg | deps
+$(B)/grub/mkisofs: iso/grub.cfg | deps
+	$(quiet) GRUB $(B)/grub
+	$(Q)rm -rf $(B)/grub
+	$(Q)mkdir -p $(B)/grub/in/boot/grub
+	$(Q)cp iso/grub.cfg $(B)/grub/in/boot/grub/grub.cfg
+	$(Q)grub-mkrescue -o $(B)/grub/grub.iso $(B)/grub/in > $(B)/grub/grub-mkrescue.log 2>&1 || \
+		{ cat $(B)/grub/grub-mkrescue.log; exit 1; }
+	$(Q)xorriso -osirrox on -indev $(B)/grub/grub.iso -extract / $(B)/grub/tree \
+		> $(B)/grub/extract.log 2>&1 || { cat $(B)/grub/extract.log; exit 1; }
+	$(Q)chmod -R u+w $(B)/grub/tree
+	$(Q)rm -f $(B)/grub/tree/boot.catalog      # xorriso writes it anew (-c)
+	$(Q)xorriso -indev $(B)/grub/grub.iso -report_el_torito as_mkisofs 2> /dev/null | \
+		grep -v '^--modification-date' > $@.tmp
+	$(Q)grep -q -- '^-b ' $@.tmp && grep -q -- '^-e ' $@.tmp || \
+		{ echo "iso: no BIOS and EFI boot images in $(B)/grub/grub.iso" >&2; exit 1; }
+	$(Q)mv $@.tmp $@
+
+$(B)/testbed.iso: $(B)/kernel.elf $(B)/grub/mkisofs | deps
 	$(quiet) ISO $@
-	$(Q)rm -rf $(B)/isodir
-	$(Q)mkdir -p $(B)/isodir/boot/grub
-	$(Q)$(OBJCOPY) --strip-debug $(B)/kernel.elf $(B)/isodir/boot/kernel.elf
-	$(Q)cp iso/grub.cfg $(B)/isodir/boot/grub/grub.cfg
-	$(Q)grub-mkrescue -o $@ $(B)/isodir > $(B)/grub-mkrescue.log 2>&1 || \
-		{ cat $(B)/grub-mkrescue.log; exit 1; }
+	$(Q)$(OBJCOPY) --strip-debug $(B)/kernel.elf $(B)/grub/kernel.elf
+	$(Q)eval xorriso -as mkisofs -quiet $$(cat $(B)/grub/mkisofs) -o $@ \
+		-graft-points $(B)/grub/tree /boot/kernel.elf=$(B)/grub/kernel.elf \
+		> $(B)/grub/xorriso.log 2>&1 || { cat $(B)/grub/xorriso.log; exit 1; }
 
 # --- running ----------------------------------------------------------------
 
@@ -406,4 +431,7 @@ fuzz-deps:
 clean:
 	rm -rf $(B)
 
--include $(shell find $(B) -name '*.d' 2>/dev/null)
+# The clang build (B=$(B)/clang) and the mutants' trees keep their own:
+# reading theirs too would triple what every make parses.
+-include $(shell find $(B) \( -path $(B)/clang -o -path $(B)/mutants \) -prune \
+	-o -name '*.d' -print 2>/dev/null)
