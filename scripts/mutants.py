@@ -35,13 +35,18 @@ before the tests). Words in parentheses after a name are a note.
 
 First every distinct "# run:" and "# escapes:" line runs once on the
 clean tree and must pass there: a line that fails without the bug would
-"kill" every mutant that uses it. Then, for each mutant: copy the tree
-(with its build, so only what the patch touches is rebuilt) to
-build/mutants/NAME, apply the patch, build, run its lines, and print
+"kill" every mutant that uses it. Then each worker (one per core) copies
+the tree once, with its build, to build/mutants/worker-N, and for each
+mutant it takes, longest first: applies the patch, builds (only what the
+patch touches is rebuilt), runs its lines, prints
 
     mutant NAME: killed by SUITE.CASE
     mutant NAME: SURVIVED
     mutant NAME: not killed by its test: X failed instead
+
+and puts its tree back as the clean one is, sources and build output
+both, with their mtimes (reset_tree()), so the next mutant rebuilds
+only what its own patch touches.
 
 A mutant counts as killed only when a test its "# kills:" names fails. A
 boot that panics inside a named case is that case failing; a boot that
@@ -64,6 +69,7 @@ import functools
 import glob
 import json
 import os
+import queue
 import re
 import shutil
 import subprocess
@@ -202,6 +208,11 @@ def apply(tree, files):
             f.write(text)
 
 
+# What a boot or a run leaves in build/ that is not build output: neither
+# copied into a worker's tree nor put back by reset_tree().
+NOT_BUILT = ('mutants', 'logs', 'disks', 'vars', 'plots', 'qmp', 'mutant-*')
+
+
 def copy_tree(tree):
     """The working tree's tracked and new files, and its build (mtimes kept)."""
     if os.path.exists(tree):
@@ -215,8 +226,42 @@ def copy_tree(tree):
         os.makedirs(os.path.dirname(os.path.join(tree, path)), exist_ok=True)
         shutil.copy2(source, os.path.join(tree, path))
     shutil.copytree(os.path.join(ROOT, 'build'), os.path.join(tree, 'build'),
-                    symlinks=True, ignore=shutil.ignore_patterns(
-                        'mutants', 'logs', 'disks', 'vars', 'plots', 'qmp'))
+                    symlinks=True, ignore=shutil.ignore_patterns(*NOT_BUILT))
+
+
+def build_files(tree):
+    """{path under build/: (size, mtime in ns)} of the build's output."""
+    found = {}
+    top = os.path.join(tree, 'build')
+    for directory, subdirs, files in os.walk(top):
+        if directory == top:
+            subdirs[:] = [d for d in subdirs if not any(
+                fnmatch.fnmatchcase(d, p) for p in NOT_BUILT)]
+            files = [f for f in files if not any(fnmatch.fnmatchcase(f, p) for p in NOT_BUILT)]
+        for name in files:
+            full = os.path.join(directory, name)
+            info = os.lstat(full)
+            found[os.path.relpath(full, top)] = (info.st_size, info.st_mtime_ns)
+    return found
+
+
+def reset_tree(tree, files):
+    """Put a worker's tree back as the clean tree has it, for the next
+    mutant: the files the patch changed, and every build output that
+    differs from the clean build's (content and mtime copied, so make
+    finds nothing to do); outputs the clean build lacks are removed."""
+    for path, _ in files:
+        shutil.copy2(os.path.join(ROOT, path), os.path.join(tree, path))
+    clean, mine = build_files(ROOT), build_files(tree)
+    for path in set(clean) | set(mine):
+        if clean.get(path) == mine.get(path):
+            continue
+        target = os.path.join(tree, 'build', path)
+        if path not in clean:
+            os.remove(target)
+            continue
+        os.makedirs(os.path.dirname(target), exist_ok=True)
+        shutil.copy2(os.path.join(ROOT, "build", path), target, follow_symlinks=False)
 
 
 def run(cmd, tree, timeout=None):
@@ -352,26 +397,27 @@ def run_tests(tree, name, headers, specs):
     return records
 
 
-def try_mutant(path):
-    """Returns (name, verdict line, killed)."""
+def try_mutant(path, trees):
+    """Returns (name, verdict line, killed). trees holds the workers' own
+    copies of the tree: one is taken for the mutant and put back clean."""
     try:
         name, headers, files = read_mutant(path)
     except MutantError as error:
         return os.path.basename(path), f'mutant {error}', False
-    tree = os.path.join(SCRATCH, name)
+    tree = trees.get()
     started = time.monotonic()
     try:
-        copy_tree(tree)
         apply(tree, files)
         kinds = [r.split(' ', 1)[0] for r in headers['run']]
         host = 'host' in kinds
         boots = any(k not in ('host', 'check-rcu', 'sim') for k in kinds)
         targets = (['build/host/unit'] if host else []) + (['iso'] if boots else []) + \
             (['build/sim/rcu_sim'] if 'sim' in kinds else [])
-        built = run(['make', '-s'] + targets, tree)
-        if built.returncode:
+        built = run(['make', '-s'] + targets, tree) if targets else None
+        if built and built.returncode:
             raise MutantError('does not build: ' +
                               (built.stderr.strip().splitlines() or ['?'])[-1])
+        build_time = time.monotonic() - started
         expect = headers.get('expect', 'fail')
         killer, other = killer_of(run_tests(tree, name, headers, headers['run']),
                                   kill_names(headers['kills']), expect,
@@ -389,11 +435,33 @@ def try_mutant(path):
                     'too: what that run leaves out is not what finds it', False
         hang = ', a hang as expected' if expect == 'hang' else ''
         return name, f'mutant {name}: killed by {killer} ' \
-            f'({time.monotonic() - started:.0f} s{hang})', True
+            f'({time.monotonic() - started:.0f} s, build {build_time:.1f} s{hang})', True
     except (MutantError, subprocess.TimeoutExpired) as error:
         return name, f'mutant {name}: {error}', False
     finally:
-        shutil.rmtree(tree, ignore_errors=True)
+        try:
+            reset_tree(tree, files)
+            trees.put(tree)
+        except OSError as error:        # the tree is lost: the next mutant gets a new one
+            print(f'mutants: {tree}: {error}; copying it again', flush=True)
+            copy_tree(tree)
+            trees.put(tree)
+
+
+# Roughly how long a mutant's runs take, by kind, in seconds: the longest
+# start first, so that no long one is left for one worker at the end.
+COST = {'matrix': 12, 'check-rcu': 8, 'story': 6, 'story-icount': 6, 'pair': 5,
+        'single': 5, 'host': 3, 'sim': 2}
+
+
+def expected_cost(path):
+    try:
+        _, headers, _ = read_mutant(path)
+    except MutantError:
+        return 0
+    if headers.get('expect') == 'hang' or 'timeout' in headers:
+        return int(headers.get('timeout', 60))
+    return sum(COST.get(spec.split(' ', 1)[0].split('+')[0], 5) for spec in headers['run'])
 
 
 SELECTION_MAX = 200             # of test='s 255 characters, for one shared clean boot
@@ -497,11 +565,21 @@ def main(argv=None):
         print(line, flush=True)
     if broken:
         return 1
+    trees = queue.Queue()
+    for number in range(options.jobs):
+        tree = os.path.join(SCRATCH, f'worker-{number}')
+        copy_tree(tree)
+        trees.put(tree)
     killed = 0
+    started = time.monotonic()
     with concurrent.futures.ThreadPoolExecutor(max_workers=options.jobs) as pool:
-        for name, line, ok in pool.map(try_mutant, paths):
+        tried = [pool.submit(try_mutant, path, trees)
+                 for path in sorted(paths, key=expected_cost, reverse=True)]
+        for done in concurrent.futures.as_completed(tried):
+            name, line, ok = done.result()
             print(line, flush=True)
             killed += ok
+    print(f'mutants: {len(paths)} tried in {time.monotonic() - started:.0f} s', flush=True)
     print(f'{len(paths)} mutants, {killed} killed')
     return 0 if paths and killed == len(paths) else 1
 

@@ -7,6 +7,7 @@ before the checks themselves, so a check that can no longer fail is caught.
 """
 import json
 import os
+import queue
 import sys
 import tempfile
 import textwrap
@@ -38,6 +39,35 @@ class Tree:
 
     def check(self, name):
         return tree_check.CHECKS[name](self.root, self.files)
+
+
+def one_tree(root):
+    """The queue of worker trees try_mutant() takes one from: one tree."""
+    trees = queue.Queue()
+    trees.put(root)
+    return trees
+
+
+class ResetTreeTest(unittest.TestCase):
+    """scripts/mutants.py: a worker's tree is put back as the clean one is."""
+
+    def test_sources_and_build_come_back_and_new_outputs_go(self):
+        clean = Tree({'kernel/a.c': 'a\n', 'build/kernel/a.o': 'A', 'build/kernel.elf': 'E'})
+        worker = Tree({'kernel/a.c': 'mutated\n', 'build/kernel/a.o': 'A2',
+                       'build/kernel.elf': 'E', 'build/kernel/b.o': 'new',
+                       'build/logs/x.log': 'kept', 'build/mutant-x.json': '[]'})
+        os.utime(os.path.join(clean.root, 'build/kernel.elf'), ns=(1, 10 ** 18))
+        os.remove(os.path.join(worker.root, 'build/kernel.elf'))     # a failed link
+        saved, mutants.ROOT = mutants.ROOT, clean.root
+        try:
+            mutants.reset_tree(worker.root, [('kernel/a.c', [])])
+        finally:
+            mutants.ROOT = saved
+        self.assertEqual(mutants.build_files(worker.root), mutants.build_files(clean.root))
+        with open(os.path.join(worker.root, 'kernel/a.c')) as f:
+            self.assertEqual(f.read(), 'a\n')
+        self.assertTrue(os.path.exists(os.path.join(worker.root, 'build/logs/x.log')))
+        self.assertTrue(os.path.exists(os.path.join(worker.root, 'build/mutant-x.json')))
 
 
 class SpdxTest(unittest.TestCase):
@@ -146,19 +176,20 @@ class MutantEscapesTest(unittest.TestCase):
 
     def verdict(self, killing_specs):
         tree = Tree({'tests/mutants/x.patch': self.PATCH})
-        saved = mutants.copy_tree, mutants.apply, mutants.run, mutants.run_tests
+        saved = mutants.reset_tree, mutants.apply, mutants.run, mutants.run_tests
         fail = {'status': 'fail', 'suite': 'check-rcu', 'case': 'violation',
                 'boot': 'check-rcu', 'reason': 'VIOLATION'}
 
         def run_tests(tree, name, headers, specs):
             return [dict(fail) if s in killing_specs else {'status': 'pass'} for s in specs]
-        mutants.copy_tree = mutants.apply = lambda *a: None
+        mutants.reset_tree = mutants.apply = lambda *a: None
         mutants.run = lambda *a, **k: type('Done', (), {'returncode': 0})()
         mutants.run_tests = run_tests
         try:
-            return mutants.try_mutant(os.path.join(tree.root, 'tests/mutants/x.patch'))
+            return mutants.try_mutant(os.path.join(tree.root, 'tests/mutants/x.patch'),
+                                     one_tree(tree.root))
         finally:
-            mutants.copy_tree, mutants.apply, mutants.run, mutants.run_tests = saved
+            mutants.reset_tree, mutants.apply, mutants.run, mutants.run_tests = saved
 
     def test_the_escapes_are_read(self):
         tree = Tree({'tests/mutants/x.patch': self.PATCH})
@@ -182,14 +213,15 @@ class MutantKillTest(unittest.TestCase):
         patch = (f'# why: w\n# kills: {kills}\n' + (f'# expect: {expect}\n' if expect else '') +
                  '# run: pair test=rcu\n--- a/kernel/a.c\n+++ b/kernel/a.c\n@@ -1 +1 @@\n-a\n+b\n')
         tree = Tree({'tests/mutants/x.patch': patch})
-        saved = mutants.copy_tree, mutants.apply, mutants.run, mutants.run_tests
-        mutants.copy_tree = mutants.apply = lambda *a: None
+        saved = mutants.reset_tree, mutants.apply, mutants.run, mutants.run_tests
+        mutants.reset_tree = mutants.apply = lambda *a: None
         mutants.run = lambda *a, **k: type('Done', (), {'returncode': 0})()
         mutants.run_tests = lambda *a: records
         try:
-            return mutants.try_mutant(os.path.join(tree.root, 'tests/mutants/x.patch'))
+            return mutants.try_mutant(os.path.join(tree.root, 'tests/mutants/x.patch'),
+                                     one_tree(tree.root))
         finally:
-            mutants.copy_tree, mutants.apply, mutants.run, mutants.run_tests = saved
+            mutants.reset_tree, mutants.apply, mutants.run, mutants.run_tests = saved
 
     @staticmethod
     def case(suite, case, status='fail', boot='x-0', reason=''):
