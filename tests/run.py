@@ -92,7 +92,7 @@ LOG_DIR = 'build/logs'
 VARS_DIR = 'build/vars'
 DISK_DIR = 'build/disks'
 QMP_DIR = 'build/qmp'
-SESSION_GRACE = 5           # seconds a boot may run on after its session failed
+SESSION_GRACE = 2           # seconds a boot may run on after its session failed
 GDB_HELPERS = 'scripts/gdb/testbed.py'    # tb-cpus, tb-rq, tb-rcu, tb-swiotlb
 
 # OVMF firmware: code and variable-store templates, best pair first.

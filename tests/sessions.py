@@ -89,10 +89,12 @@ class Machine:
             self._qmp.close()
 
 
-def type_command(machine, line, after, timeout=30):
+def type_command(machine, line, after, timeout=10):
     """Type line + Enter at the shell prompt, wait for the echo of the
     line on serial (the shell echoes what it reads), return the offset
-    after the echo."""
+    after the echo. QMP types a key every 50 ms and the shell reads its
+    keyboard every tick: 10 s is twenty times what a 10-key line takes,
+    and what a mutant that loses a key waits to be found."""
     machine.qmp.send_text(line + '\n')
     echoed = machine.require(re.escape(PROMPT + line) + r'\s*$', timeout,
                              f'the shell echo "{line}"', after)
@@ -130,7 +132,7 @@ def storm_ctrl_c(machine):
     progress = machine.require(r'storm: 1 s: \d+ iterations, nr_files \d+, mode \w+', 60,
                                'the first progress line', after)
     machine.qmp.send_keys(['ctrl', 'c'])
-    line = machine.require(r'storm: mode=\S+ .*enfile_at=none .*', 30,
+    line = machine.require(r'storm: mode=\S+ .*enfile_at=none .*', 10,
                            'the storm line after Ctrl-C', progress.end())
     stopped = machine.require(r'storm: stopped by Ctrl-C after (\d+) iterations', 10,
                               'the word that Ctrl-C stopped it', line.end())
@@ -178,7 +180,7 @@ def machine_check_corrected(machine):
     prompt = machine.require(re.escape(PROMPT), 120, 'the shell prompt')
     inject_mce(machine, 0, 1, MCI_VAL | MCI_EN | MCI_ADDRV | 0x9f, addr=0x1234000)
     found = machine.require(r'mce: CPU 0 bank 1: corrected error found by polling, '
-                            r'status 0x940000000000009f, addr 0x1234000', 10,
+                            r'status 0x940000000000009f, addr 0x1234000', 5,
                             'the poll report the corrected error', prompt.end())
     machine.qmp.send_text('\n')
     prompt = machine.require(re.escape(PROMPT) + r'$', 10, 'a new prompt', found.end())
