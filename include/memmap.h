@@ -40,11 +40,15 @@ u32 memmap_from_boot(const struct boot_info *bi, struct memmap *map);
 /*
  * Make the map safe to use, as Linux's e820 sanitizer does: sorted by
  * address; no overlaps, the stricter type winning where entries overlap
- * (usable < persistent < ACPI data < ACPI NVS < reserved and unknown types
- * < unusable); RAM shrunk to whole pages and everything else grown to
- * whole pages; nothing past 2^52 (the architectural limit); no empty
- * ranges; neighbours of one type merged. Returns true if anything changed,
- * and then says what in one line.
+ * (usable < persistent < ACPI data < ACPI NVS < reserved and unknown types,
+ * 0 among them < unusable); usable memory shrunk to whole pages and every
+ * other type, persistent memory too, grown to whole pages; nothing past
+ * 2^52 (the architectural limit); no empty ranges; neighbours of one type
+ * merged. What stays true, whatever the input (the fuzz target's oracle):
+ * a usable byte of the result was usable as given and no entry of another
+ * type covered it, and a byte any other entry covered stays in a range at
+ * least as strict. Returns true if anything changed, and then says what
+ * in one line.
  */
 bool memmap_sanitize(struct memmap *map);
 

@@ -167,35 +167,48 @@ static void sort_u64(u64 *v, u32 n)
 	}
 }
 
-/* Page-align one entry in place: RAM shrinks inward, the rest grows outward. */
+/*
+ * Page-align one entry in place: usable memory shrinks inward, every other
+ * type grows outward (a page that is partly reserved, ACPI or persistent
+ * memory is never usable). The entry lies below PHYS_ADDR_MAX, a page
+ * boundary, so neither end can wrap.
+ */
 static void align_entry(struct memmap_entry *e)
 {
-	if (e->type == E820_USABLE || e->type == E820_PMEM) {
+	if (e->type == E820_USABLE) {
 		e->base = ALIGN_UP(e->base, 4096UL);
 		e->end = ALIGN_DOWN(e->end, 4096UL);
 	} else {
 		e->base = ALIGN_DOWN(e->base, 4096UL);
-		e->end = e->end > UINT64_MAX - 4095 ? ALIGN_DOWN(e->end, 4096UL) : ALIGN_UP(e->end, 4096UL);
+		e->end = ALIGN_UP(e->end, 4096UL);
 	}
-	if (e->end > PHYS_ADDR_MAX)
-		e->end = PHYS_ADDR_MAX;
 }
 
 /*
  * The method: cut the address space at every entry's base and end; each
  * piece between two cuts gets the strictest type of the entries covering
- * it (or none); then pieces of one type that touch are merged.
+ * it (or none); then pieces of one type that touch are merged. n entries
+ * can make up to 2n - 1 pieces: if the result has no room for one, a
+ * usable piece is dropped (memory lost, never memory made up) and any
+ * other is joined to the last range with the stricter of the two types
+ * (its bytes stay out of the allocator, if less precisely typed).
  */
 bool memmap_sanitize(struct memmap *map)
 {
 	static struct memmap_entry in[MMAP_MAX];
 	static u64 cut[2 * MMAP_MAX];
-	u32 n = 0, ncut = 0, clipped = 0;
+	u32 n = 0, ncut = 0, clipped = 0, dropped = 0, joined = 0;
 
 	for (u32 i = 0; i < map->n; i++) {
 		struct memmap_entry e = map->e[i];
-		if (e.end > PHYS_ADDR_MAX)
+		if (e.base >= e.end)
+			continue;       /* empty, or an end that wrapped: says nothing */
+		if (e.end > PHYS_ADDR_MAX) {
 			clipped++;
+			if (e.base >= PHYS_ADDR_MAX)
+				continue;
+			e.end = PHYS_ADDR_MAX;
+		}
 		align_entry(&e);
 		if (e.base >= e.end)
 			continue;
@@ -211,26 +224,37 @@ bool memmap_sanitize(struct memmap *map)
 	struct memmap out = { .n = 0, .source = map->source };
 	for (u32 c = 0; c + 1 < ncut; c++) {
 		u64 lo = cut[c], hi = cut[c + 1];
-		u32 type = 0;
+		bool covered = false;
+		u32 type = 0;           /* 0 is a type too: an unknown one */
 
 		if (lo == hi)
 			continue;
 		for (u32 i = 0; i < n; i++)
 			if (in[i].base <= lo && hi <= in[i].end &&
-			    (!type || strictness(in[i].type) > strictness(type)))
+			    (!covered || strictness(in[i].type) > strictness(type))) {
 				type = in[i].type;
-		if (!type)
+				covered = true;
+			}
+		if (!covered)
 			continue;       /* a hole between entries */
 		struct memmap_entry *last = out.n ? &out.e[out.n - 1] : NULL;
 		if (last && last->end == lo && last->type == type) {
 			last->end = hi;
 		} else if (out.n < MMAP_MAX) {
 			out.e[out.n++] = (struct memmap_entry){ lo, hi, type };
+		} else if (type == E820_USABLE) {
+			dropped++;
 		} else {
-			pr_warn("memmap: more than %u ranges after sanitizing; [0x%llx-0x%llx) dropped\n",
-				MMAP_MAX, lo, hi);
+			joined++;
+			if (strictness(type) > strictness(last->type))
+				last->type = type;
+			last->end = hi;
 		}
 	}
+
+	if (dropped || joined)
+		pr_warn("memmap: more than %u ranges after sanitizing: %u usable dropped, %u others "
+			"joined to the range before them\n", MMAP_MAX, dropped, joined);
 
 	bool changed = out.n != map->n;
 	for (u32 i = 0; !changed && i < out.n; i++)

@@ -169,18 +169,21 @@ static void duplicate_entries_collapse(struct ktest *t)
 }
 
 /* Random maps: the result is sorted, disjoint, aligned, and every byte keeps its strictest type. */
-static u32 model_type(const struct memmap_entry *e, u32 n, u64 addr)
+static u32 model_type(const struct memmap_entry *e, u32 n, u64 addr, bool *covered)
 {
-	static const int rank[8] = { 0, 1, 5, 3, 4, 6, 5, 2 };
+	static const int rank[9] = { 5, 1, 5, 3, 4, 6, 5, 2, 5 };
 	u32 best = 0;
 
+	*covered = false;
 	for (u32 i = 0; i < n; i++) {
 		struct memmap_entry a = e[i];
-		bool ram = a.type == E820_USABLE || a.type == E820_PMEM;
-		u64 lo = ram ? ALIGN_UP(a.base, 4096UL) : ALIGN_DOWN(a.base, 4096UL);
-		u64 hi = ram ? ALIGN_DOWN(a.end, 4096UL) : ALIGN_UP(a.end, 4096UL);
-		if (lo <= addr && addr < hi && (!best || rank[a.type] > rank[best]))
+		bool usable = a.type == E820_USABLE;
+		u64 lo = usable ? ALIGN_UP(a.base, 4096UL) : ALIGN_DOWN(a.base, 4096UL);
+		u64 hi = usable ? ALIGN_DOWN(a.end, 4096UL) : ALIGN_UP(a.end, 4096UL);
+		if (lo <= addr && addr < hi && (!*covered || rank[a.type] > rank[best])) {
 			best = a.type;
+			*covered = true;
+		}
 	}
 	return best;
 }
@@ -195,7 +198,7 @@ static void random_maps_match_a_model(struct ktest *t)
 		for (u32 i = 0; i < n; i++) {
 			u64 base = (u64)(rand_r(&seed) % 64) * 0x800;
 			e[i] = (struct memmap_entry){ base, base + 1 + rand_r(&seed) % 0x8000,
-						      1 + rand_r(&seed) % 7 };
+						      rand_r(&seed) % 9 };
 		}
 		struct memmap *m = map_of(e, n);
 		memmap_sanitize(m);
@@ -207,11 +210,107 @@ static void random_maps_match_a_model(struct ktest *t)
 		}
 		for (u64 addr = 0; addr < 0x30000; addr += 0x1000) {
 			u32 got = 0;
+			bool found = false, covered;
 			for (u32 i = 0; i < m->n; i++)
-				if (m->e[i].base <= addr && addr < m->e[i].end)
+				if (m->e[i].base <= addr && addr < m->e[i].end) {
 					got = m->e[i].type;
-			ASSERT_EQ(t, got, model_type(e, n, addr));
+					found = true;
+				}
+			u32 want = model_type(e, n, addr, &covered);
+			ASSERT_EQ(t, found, covered);
+			if (covered)
+				ASSERT_EQ(t, got, want);
 		}
+	}
+}
+
+/*
+ * A usable entry in the last page below 2^64: its base rounded up to a page
+ * wraps to 0 unless the entry is clipped to 2^52 first; it then said the
+ * whole address space was RAM.
+ */
+static void a_usable_range_at_the_top_of_2_64_is_no_memory(struct ktest *t)
+{
+	static const struct memmap_entry e[] = {
+		E(0x100000, 0x200000, E820_USABLE),
+		E(0xfffffffffffff001UL, 0xffffffffffffffffUL, E820_USABLE),
+	};
+	struct memmap *m = map_of(e, 2);
+
+	memmap_sanitize(m);
+	ASSERT_EQ(t, m->n, 1);
+	EXPECT_EQ(t, m->e[0].base, 0x100000);
+	EXPECT_EQ(t, m->e[0].end, 0x200000);
+	EXPECT_EQ(t, memmap_usable_bytes(m), 0x100000);
+}
+
+/*
+ * Type 0 is no E820 type: it is an unknown one, as strict as reserved, not
+ * "nothing". Listed before a usable entry over it, it used to become usable;
+ * after one, a hole.
+ */
+static void type_0_is_an_unknown_type_not_a_hole(struct ktest *t)
+{
+	static const struct memmap_entry e[] = {
+		E(0x3000, 0x5000, 0), E(0, 0x10000, E820_USABLE), E(0x8000, 0x9000, 0),
+	};
+	struct memmap *m = map_of(e, 3);
+
+	memmap_sanitize(m);
+	ASSERT_EQ(t, m->n, 5);
+	EXPECT_EQ(t, m->e[1].base, 0x3000);
+	EXPECT_EQ(t, m->e[1].end, 0x5000);
+	EXPECT_EQ(t, m->e[1].type, 0);
+	EXPECT_EQ(t, m->e[3].base, 0x8000);
+	EXPECT_EQ(t, m->e[3].type, 0);
+	EXPECT_EQ(t, memmap_usable_bytes(m), 0xd000);
+}
+
+/* Persistent memory from mid-page: the page is not handed to the usable range around it. */
+static void persistent_memory_keeps_its_partial_page(struct ktest *t)
+{
+	static const struct memmap_entry e[] = {
+		E(0, 0x10000, E820_USABLE), E(0x2800, 0x7800, E820_PMEM),
+	};
+	struct memmap *m = map_of(e, 2);
+
+	memmap_sanitize(m);
+	ASSERT_EQ(t, m->n, 3);
+	EXPECT_EQ(t, m->e[0].end, 0x2000);
+	EXPECT_EQ(t, m->e[1].base, 0x2000);
+	EXPECT_EQ(t, m->e[1].end, 0x8000);
+	EXPECT_EQ(t, m->e[1].type, E820_PMEM);
+	EXPECT_EQ(t, m->e[2].base, 0x8000);
+}
+
+/*
+ * One usable range with MMAP_MAX - 1 reserved pages inside: 2 * MMAP_MAX - 1
+ * pieces, more than the result holds. What does not fit must not lose a
+ * reserved page: each stays out of every usable range.
+ */
+static void a_full_result_keeps_every_reserved_page(struct ktest *t)
+{
+	static struct memmap_entry e[MMAP_MAX];
+
+	e[0] = (struct memmap_entry)E(0, (u64)(MMAP_MAX + 1) * 0x2000, E820_USABLE);
+	for (u32 i = 1; i < MMAP_MAX; i++)
+		e[i] = (struct memmap_entry)E(i * 0x2000UL, i * 0x2000UL + 0x1000, E820_RESERVED);
+	struct memmap *m = map_of(e, MMAP_MAX);
+
+	host_log_clear();
+	memmap_sanitize(m);
+	EXPECT_EQ(t, m->n, MMAP_MAX);
+	EXPECT_TRUE(t, host_log_has("joined to the range before them"));
+	for (u32 i = 1; i < MMAP_MAX; i++) {
+		u64 page = i * 0x2000UL;
+		bool kept = false;
+		for (u32 j = 0; j < m->n; j++) {
+			if (m->e[j].base <= page && page < m->e[j].end)
+				kept = m->e[j].type != E820_USABLE;
+		}
+		if (!kept)
+			ktest_log(t, "reserved page %#llx lost or made usable", page);
+		ASSERT_TRUE(t, kept);
 	}
 }
 
@@ -228,6 +327,10 @@ static const struct ktest_case sanitize_cases[] = {
 	KTEST(ranges_past_2_52_are_clipped),
 	KTEST(duplicate_entries_collapse),
 	KTEST(random_maps_match_a_model),
+	KTEST(a_usable_range_at_the_top_of_2_64_is_no_memory),
+	KTEST(type_0_is_an_unknown_type_not_a_hole),
+	KTEST(persistent_memory_keeps_its_partial_page),
+	KTEST(a_full_result_keeps_every_reserved_page),
 	{},
 };
 KTEST_SUITE(memmap_sanitize, sanitize_cases);
