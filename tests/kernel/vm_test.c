@@ -198,6 +198,20 @@ static void ioremap_rejects_addresses_past_the_direct_map(struct ktest *t)
 {
 	EXPECT_TRUE(t, ioremap(DIRECT_MAP_SIZE, PAGE_SIZE, VM_UC) == NULL);
 	EXPECT_TRUE(t, ioremap(~0UL - 10, 100, VM_UC) == NULL);
+	EXPECT_TRUE(t, ioremap(DIRECT_MAP_SIZE - PAGE_SIZE, 2 * PAGE_SIZE, VM_UC) == NULL);
+}
+
+/*
+ * A range in the last page below 2^64 whose end does not wrap, but whose
+ * end rounded up to a page does (to 0): firmware can name one (an XSDT
+ * entry, the FADT's X_DSDT or X_PM_TMR_BLK, the MADT's LAPIC address, the
+ * reset register). It must be refused, not mapped below the direct map.
+ */
+static void ioremap_rejects_the_last_page_of_the_address_space(struct ktest *t)
+{
+	EXPECT_TRUE(t, ioremap(0xfffffffffffff800UL, 0x100, VM_UC) == NULL);
+	EXPECT_TRUE(t, ioremap(0xfffffffffffff000UL, 0xfff, VM_UC) == NULL);
+	EXPECT_TRUE(t, memremap(0xfffffffffffffff0UL, 8) == NULL);
 }
 
 /* Whether [p, p + n) is all zero bytes. */
@@ -316,6 +330,7 @@ static const struct ktest_case vm_cases[] = {
 	KTEST(ioremap_refuses_ram_uncached),
 	KTEST(memremap_of_ram_keeps_the_mapping),
 	KTEST(ioremap_rejects_addresses_past_the_direct_map),
+	KTEST(ioremap_rejects_the_last_page_of_the_address_space),
 	KTEST(page_tables_are_allocated_with_interrupts_on),
 	KTEST(a_stack_comes_zeroed),
 	{},
