@@ -106,6 +106,7 @@ HOST_MODULES := \
 	kernel/bootmem.c \
 	kernel/cmdline.c \
 	kernel/cpumask.c \
+	kernel/dma_debug.c \
 	kernel/format.c \
 	kernel/iommu.c \
 	kernel/ksyms.c \

@@ -163,7 +163,7 @@ void dma_unmap_single(struct device *dev, dma_addr_t addr, u64 size, enum dma_da
 void dma_sync_single_for_cpu(struct device *dev, dma_addr_t addr, u64 size,
 			     enum dma_data_direction dir)
 {
-	if (!dma_debug_sync(dev, addr, size, __builtin_return_address(0)))
+	if (!dma_debug_sync(dev, addr, size, &dir, __builtin_return_address(0)))
 		return;
 	if (is_swiotlb_buffer(addr))
 		swiotlb_sync_for_cpu(addr, size, dir);
@@ -172,7 +172,7 @@ void dma_sync_single_for_cpu(struct device *dev, dma_addr_t addr, u64 size,
 void dma_sync_single_for_device(struct device *dev, dma_addr_t addr, u64 size,
 				enum dma_data_direction dir)
 {
-	if (!dma_debug_sync(dev, addr, size, __builtin_return_address(0)))
+	if (!dma_debug_sync(dev, addr, size, &dir, __builtin_return_address(0)))
 		return;
 	if (is_swiotlb_buffer(addr))
 		swiotlb_sync_for_device(addr, size, dir);

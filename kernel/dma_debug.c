@@ -4,12 +4,22 @@
  *
  * Two tables under one lock: live[] holds the mappings handed out and not
  * yet unmapped (a slot with dev NULL is free); gone[] is a ring of the last
- * DMA_DEBUG_GONE unmaps, with the code that unmapped them. A lookup is a
- * linear scan: this is a debugging aid, slow on purpose, off by default.
+ * DMA_DEBUG_GONE unmaps, with the code that unmapped them, searched newest
+ * first. A lookup is a linear scan: this is a debugging aid, slow on
+ * purpose, off by default.
+ *
+ * A mapping that finds live[] full cannot be checked later: its unmap would
+ * look like one of a handle never mapped, and be refused (a bounce slot
+ * leaked, data from the device lost). So the first one turns checking off
+ * for the rest of the boot, in one line, and every call is let through
+ * from then on, as Linux's dma-debug does when it runs out of entries
+ * ("DMA-API: debugging out of memory - disabling", lib/dma-debug.c, Joerg
+ * Roedel, 2008; kernel/dma/debug.c today grows its pool first).
  */
 #include "dma_debug.h"
 #include "cmdline.h"
 #include "format.h"
+#include "kstring.h"
 #include "ksyms.h"
 #include "printk.h"
 #include "spinlock.h"
@@ -30,14 +40,21 @@ static struct {
 	struct entry live[DMA_DEBUG_ENTRIES];
 	struct entry gone[DMA_DEBUG_GONE];
 	u32 gone_next;
-	u64 errors, untracked;
+	u64 errors;
+	bool out_of_entries;    /* live[] was full once: checking is off for good */
 } dbg = { .lock = SPINLOCK_INIT("dma-debug") };
 
 static const char *const dir_names[] = { "BIDIRECTIONAL", "TO_DEVICE", "FROM_DEVICE" };
 
+/* A direction's name; a driver's garbage is named, never used as an index. */
+static const char *dir_name(enum dma_data_direction dir)
+{
+	return (u32)dir < ARRAY_SIZE(dir_names) ? dir_names[dir] : "an invalid direction";
+}
+
 bool dma_debug_enabled(void)
 {
-	return debug_on;
+	return debug_on && !__atomic_load_n(&dbg.out_of_entries, __ATOMIC_RELAXED);
 }
 
 u64 dma_debug_errors(void)
@@ -66,6 +83,17 @@ static struct entry *find(struct entry *table, u32 n, const struct device *dev, 
 	return NULL;
 }
 
+/* The most recent unmap of (dev, addr) that gone[] still holds. */
+static struct entry *find_gone(const struct device *dev, dma_addr_t addr)
+{
+	for (u32 back = 1; back <= DMA_DEBUG_GONE; back++) {
+		struct entry *e = &dbg.gone[(dbg.gone_next - back) % DMA_DEBUG_GONE];
+		if (e->dev == dev && e->addr == addr)
+			return e;
+	}
+	return NULL;
+}
+
 /* Report one problem, with every call site known, in one line; dbg.lock held. */
 static void report(const struct device *dev, const char *what, dma_addr_t addr,
 		   const struct entry *e, const void *caller)
@@ -78,7 +106,7 @@ static void report(const struct device *dev, const char *what, dma_addr_t addr,
 				 where(caller, here, sizeof(here)));
 	if (e && used < sizeof(line))
 		used += snprintf(line + used, sizeof(line) - used, "; mapped %llu bytes %s at %s",
-				 e->size, dir_names[e->dir], where(e->mapped_by, mapped, sizeof(mapped)));
+				 e->size, dir_name(e->dir), where(e->mapped_by, mapped, sizeof(mapped)));
 	if (e && e->unmapped_by && used < sizeof(line))
 		snprintf(line + used, sizeof(line) - used, ", unmapped at %s",
 			 where(e->unmapped_by, unmapped, sizeof(unmapped)));
@@ -89,28 +117,35 @@ static void report(const struct device *dev, const char *what, dma_addr_t addr,
 void dma_debug_map(const struct device *dev, dma_addr_t addr, u64 size,
 		   enum dma_data_direction dir, const void *caller)
 {
-	if (!debug_on)
+	if (!dma_debug_enabled())
 		return;
 	u64 flags = spin_lock_irqsave(&dbg.lock);
 	struct entry *slot = find(dbg.live, DMA_DEBUG_ENTRIES, NULL, 0);
-	if (slot)
+	if (dbg.out_of_entries) {
+		/* turned off while we waited for the lock */
+	} else if (slot) {
 		*slot = (struct entry){ dev, addr, size, dir, caller, NULL };
-	else
-		dbg.untracked++;
+	} else {
+		__atomic_store_n(&dbg.out_of_entries, true, __ATOMIC_RELAXED);
+		pr_err("dma-debug: %s: more than %u mappings live: out of entries, checking "
+		       "turned off for this boot\n", dev->name, DMA_DEBUG_ENTRIES);
+	}
 	spin_unlock_irqrestore(&dbg.lock, flags);
 }
 
 bool dma_debug_unmap(const struct device *dev, dma_addr_t addr, u64 *size,
 		     enum dma_data_direction *dir, const void *caller)
 {
-	if (!debug_on)
+	if (!dma_debug_enabled())
 		return true;
 	u64 flags = spin_lock_irqsave(&dbg.lock);
 	struct entry *e = find(dbg.live, DMA_DEBUG_ENTRIES, dev, addr);
-	bool ok = e != NULL;
+	bool ok = e != NULL || dbg.out_of_entries;
 
-	if (!e) {
-		struct entry *old = find(dbg.gone, DMA_DEBUG_GONE, dev, addr);
+	if (dbg.out_of_entries) {
+		/* turned off while we waited for the lock: let it through */
+	} else if (!e) {
+		struct entry *old = find_gone(dev, addr);
 		report(dev, old ? "double unmap of" : "unmap of a handle never mapped,", addr, old,
 		       caller);
 	} else {
@@ -122,7 +157,7 @@ bool dma_debug_unmap(const struct device *dev, dma_addr_t addr, u64 *size,
 		if (e->dir != *dir) {
 			char what[80];
 			snprintf(what, sizeof(what), "unmap with direction %s (not the mapping's) of",
-				 dir_names[*dir]);
+				 dir_name(*dir));
 			report(dev, what, addr, e, caller);
 		}
 		*size = e->size;
@@ -135,19 +170,28 @@ bool dma_debug_unmap(const struct device *dev, dma_addr_t addr, u64 *size,
 	return ok;
 }
 
-bool dma_debug_sync(const struct device *dev, dma_addr_t addr, u64 size, const void *caller)
+bool dma_debug_sync(const struct device *dev, dma_addr_t addr, u64 size,
+		    enum dma_data_direction *dir, const void *caller)
 {
-	if (!debug_on)
+	if (!dma_debug_enabled())
 		return true;
 	u64 flags = spin_lock_irqsave(&dbg.lock);
 	struct entry *e = find(dbg.live, DMA_DEBUG_ENTRIES, dev, addr);
-	bool ok = e && size <= e->size;
+	bool ok = dbg.out_of_entries || (e && size <= e->size);
 
-	if (!e)
-		report(dev, "sync of a handle not mapped,", addr, find(dbg.gone, DMA_DEBUG_GONE, dev, addr),
-		       caller);
-	else if (!ok)
+	if (dbg.out_of_entries) {
+		/* turned off while we waited for the lock: let it through */
+	} else if (!e) {
+		report(dev, "sync of a handle not mapped,", addr, find_gone(dev, addr), caller);
+	} else if (!ok) {
 		report(dev, "sync past the end of its mapping,", addr, e, caller);
+	} else if (e->dir != DMA_BIDIRECTIONAL && *dir != e->dir) {
+		char what[80];
+		snprintf(what, sizeof(what), "sync with direction %s (not the mapping's) of",
+			 dir_name(*dir));
+		report(dev, what, addr, e, caller);
+		*dir = e->dir;
+	}
 	spin_unlock_irqrestore(&dbg.lock, flags);
 	return ok;
 }
@@ -156,10 +200,10 @@ u32 dma_debug_device_done(const struct device *dev)
 {
 	u32 live = 0;
 
-	if (!debug_on)
+	if (!dma_debug_enabled())
 		return 0;
 	u64 flags = spin_lock_irqsave(&dbg.lock);
-	for (u32 i = 0; i < DMA_DEBUG_ENTRIES; i++) {
+	for (u32 i = 0; i < DMA_DEBUG_ENTRIES && !dbg.out_of_entries; i++) {
 		if (dbg.live[i].dev != dev)
 			continue;
 		report(dev, "still mapped when its driver let go:", dbg.live[i].addr, &dbg.live[i], NULL);
@@ -168,3 +212,16 @@ u32 dma_debug_device_done(const struct device *dev)
 	spin_unlock_irqrestore(&dbg.lock, flags);
 	return live;
 }
+
+#ifdef HOST_TEST
+/* The host tests' fresh start: dma.debug on, both tables empty, checking on. */
+void dma_debug_host_reset(void)
+{
+	memset(dbg.live, 0, sizeof(dbg.live));
+	memset(dbg.gone, 0, sizeof(dbg.gone));
+	dbg.gone_next = 0;
+	dbg.errors = 0;
+	dbg.out_of_entries = false;
+	debug_on = 1;
+}
+#endif
