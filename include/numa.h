@@ -47,6 +47,7 @@ struct numa_layout {
 	u32 ncpus;                      /* logical CPUs: enabled MADT entries */
 	u32 cpu_apic_id[MAX_CPUS];      /* logical CPU -> APIC ID; CPU 0 is the boot CPU */
 	u8 cpu_node[MAX_CPUS];          /* logical CPU -> node */
+	u32 node_pxm[MAX_NODES];        /* node -> its ACPI proximity domain (the SLIT's index) */
 	struct numa_range orphan[NUMA_MAX_ORPHANS];     /* RAM outside the SRAT ... */
 	u8 orphan_node[NUMA_MAX_ORPHANS];               /* ... and the node it joined */
 	u32 norphans;

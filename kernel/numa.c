@@ -11,8 +11,10 @@
  *      warning, if it has none); each SRAT memory range joins its node;
  *   4. usable RAM no SRAT range covers joins the node whose memory is
  *      nearest in address (a warning names the range);
- *   5. distances from the SLIT if it is sane (10 on the diagonal, >= 10
- *      elsewhere, n large enough), else 10 local / 20 remote.
+ *   5. distances from the SLIT, read by proximity domain (its localities
+ *      are domains, not our node IDs), if it covers every node's domain
+ *      and is sane there (10 on the diagonal, > 10 elsewhere), else 10
+ *      local / 20 remote.
  * Without an SRAT all of it collapses to node 0.
  */
 #include "numa.h"
@@ -30,7 +32,7 @@ struct pxm_map {
 	u32 n;
 };
 
-static int pxm_to_node(struct pxm_map *pm, u32 pxm)
+static int pxm_to_node(struct numa_layout *nl, struct pxm_map *pm, u32 pxm)
 {
 	if (!pm->renumber)
 		return pxm < MAX_NODES ? (int)pxm : -1;
@@ -40,6 +42,7 @@ static int pxm_to_node(struct pxm_map *pm, u32 pxm)
 	if (pm->n == MAX_NODES)
 		return -1;
 	pm->pxm[pm->n] = pxm;
+	nl->node_pxm[pm->n] = pxm;
 	return (int)pm->n++;
 }
 
@@ -130,6 +133,9 @@ static void from_srat(struct numa_layout *nl, const struct srat_info *srat)
 {
 	struct pxm_map pm = { .renumber = false };
 
+	for (u32 id = 0; id < MAX_NODES; id++)
+		nl->node_pxm[id] = id;          /* unless renumbered below */
+
 	for (u32 i = 0; i < srat->ncpus; i++)
 		pm.renumber |= srat->cpus[i].pxm >= MAX_NODES;
 	for (u32 i = 0; i < srat->nmem; i++)
@@ -142,7 +148,7 @@ static void from_srat(struct numa_layout *nl, const struct srat_info *srat)
 		int node = -1;
 		for (u32 i = 0; i < srat->ncpus; i++)
 			if (srat->cpus[i].apic_id == nl->cpu_apic_id[cpu])
-				node = pxm_to_node(&pm, srat->cpus[i].pxm);
+				node = pxm_to_node(nl, &pm, srat->cpus[i].pxm);
 		if (node < 0) {
 			pr_warn("numa: CPU %u (APIC ID %u) is in no SRAT entry; putting it on node 0\n",
 				cpu, nl->cpu_apic_id[cpu]);
@@ -153,7 +159,7 @@ static void from_srat(struct numa_layout *nl, const struct srat_info *srat)
 		nl->nodes[node].present = true;
 	}
 	for (u32 i = 0; i < srat->nmem; i++) {
-		int node = pxm_to_node(&pm, srat->mem[i].pxm);
+		int node = pxm_to_node(nl, &pm, srat->mem[i].pxm);
 		if (node < 0) {
 			pr_warn("numa: more than %d proximity domains; memory of domain %u ignored\n",
 				MAX_NODES, srat->mem[i].pxm);
@@ -245,28 +251,43 @@ static void place_ram(struct numa_layout *nl, const struct memmap *map)
 	}
 }
 
-static bool slit_is_sane(const struct slit_info *slit, u32 nr_nodes)
+/*
+ * Is the SLIT usable for the present nodes: does it cover each one's
+ * proximity domain, with 10 on the diagonal and more than 10 elsewhere?
+ */
+static bool slit_is_sane(const struct numa_layout *nl, const struct slit_info *slit)
 {
-	if (slit->n < nr_nodes)
-		return false;
-	for (u32 a = 0; a < nr_nodes; a++)
-		for (u32 b = 0; b < nr_nodes; b++)
-			if ((a == b) != (slit->dist[a][b] == LOCAL_DISTANCE) || slit->dist[a][b] < LOCAL_DISTANCE)
+	for (u32 a = 0; a < nl->nr_nodes; a++) {
+		if (!nl->nodes[a].present)
+			continue;
+		if (nl->node_pxm[a] >= slit->n)
+			return false;
+		for (u32 b = 0; b < nl->nr_nodes; b++) {
+			if (!nl->nodes[b].present)
+				continue;
+			if (nl->node_pxm[b] >= slit->n)
 				return false;
+			u8 d = slit->dist[nl->node_pxm[a]][nl->node_pxm[b]];
+			if ((a == b) != (d == LOCAL_DISTANCE) || d < LOCAL_DISTANCE)
+				return false;
+		}
+	}
 	return true;
 }
 
 static void set_distances(struct numa_layout *nl, const struct slit_info *slit)
 {
-	bool use_slit = slit && nl->from_srat && slit_is_sane(slit, nl->nr_nodes);
+	bool use_slit = slit && nl->from_srat && slit_is_sane(nl, slit);
 
 	if (slit && nl->from_srat && !use_slit)
-		pr_warn("numa: SLIT does not fit the nodes (size or values); using 10/20\n");
+		pr_warn("numa: SLIT does not fit the nodes' proximity domains (size or values); "
+			"using 10/20\n");
 	for (u32 a = 0; a < MAX_NODES; a++)
-		for (u32 b = 0; b < MAX_NODES; b++)
-			nl->distance[a][b] = use_slit && a < nl->nr_nodes && b < nl->nr_nodes ?
-					     slit->dist[a][b] :
+		for (u32 b = 0; b < MAX_NODES; b++) {
+			bool known = use_slit && nl->nodes[a].present && nl->nodes[b].present;
+			nl->distance[a][b] = known ? slit->dist[nl->node_pxm[a]][nl->node_pxm[b]] :
 					     a == b ? LOCAL_DISTANCE : REMOTE_DISTANCE;
+		}
 }
 
 static void count_nodes(struct numa_layout *nl)

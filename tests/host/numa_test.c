@@ -247,6 +247,47 @@ static void bad_slit_falls_back_to_10_20(struct ktest *t)
 	EXPECT_TRUE(t, host_log_has("SLIT does not fit"));
 }
 
+/*
+ * The SLIT's localities are proximity domains. Domains 1000 and 77 become
+ * nodes 0 and 1; a SLIT of two localities (domains 0 and 1) says nothing
+ * about them, and its [0][1] must not be taken for node 0 to node 1.
+ */
+static void slit_is_read_by_proximity_domain_not_node(struct ktest *t)
+{
+	reset();
+	add_cpu(0, true, 1000);
+	add_cpu(1, true, 77);
+	add_mem(0, G, 77);
+	add_mem(G, 2 * G, 1000);
+	add_ram(0, 2 * G, E820_USABLE);
+	slit.n = 2;
+	slit.dist[0][0] = slit.dist[1][1] = 10;
+	slit.dist[0][1] = slit.dist[1][0] = 33;
+	numa_build(&nl, &madt, &srat, &slit, &map, NULL, 0);
+	EXPECT_EQ(t, nl.node_pxm[0], 1000);
+	EXPECT_EQ(t, nl.node_pxm[1], 77);
+	EXPECT_EQ(t, nl.distance[0][1], 20);
+	EXPECT_TRUE(t, host_log_has("SLIT does not fit"));
+}
+
+/* Nodes 0 and 2 (no domain 1): a SLIT that is nonsense only for domain 1 is still used. */
+static void slit_rows_of_absent_domains_do_not_count(struct ktest *t)
+{
+	reset();
+	add_cpu(0, true, 0);
+	add_cpu(1, true, 2);
+	add_mem(0, G, 0);
+	add_mem(G, 2 * G, 2);
+	add_ram(0, 2 * G, E820_USABLE);
+	slit.n = 3;
+	for (u32 a = 0; a < 3; a++)
+		for (u32 b = 0; b < 3; b++)
+			slit.dist[a][b] = a == 1 || b == 1 ? 0 : a == b ? 10 : 25;
+	numa_build(&nl, &madt, &srat, &slit, &map, NULL, 0);
+	EXPECT_EQ(t, nl.distance[0][2], 25);
+	EXPECT_EQ(t, nl.distance[2][2], 10);
+}
+
 static void cpumask_format_and_parse(struct ktest *t)
 {
 	struct cpumask m = { { 0 } };
@@ -293,6 +334,8 @@ static const struct ktest_case numa_cases[] = {
 	KTEST(no_srat_means_one_node_with_everything),
 	KTEST(no_madt_means_one_cpu),
 	KTEST(large_proximity_domains_are_renumbered),
+	KTEST(slit_is_read_by_proximity_domain_not_node),
+	KTEST(slit_rows_of_absent_domains_do_not_count),
 	KTEST(slit_distances_are_used),
 	KTEST(bad_slit_falls_back_to_10_20),
 	KTEST(cpumask_format_and_parse),
