@@ -31,7 +31,8 @@ bool usb_find_boot_keyboard(const u8 *config, u32 len, struct usb_kbd_iface *out
 			iface = config[off + 2];
 			in_kbd = config[off + 5] == 3 && config[off + 6] == 1 && config[off + 7] == 1;
 		} else if (type == 5 && dlen >= 7 && in_kbd &&          /* endpoint */
-			   (config[off + 2] & 0x80) && (config[off + 3] & 3) == 3 &&
+			   (config[off + 2] & 0x80) && (config[off + 2] & 0x0f) &&
+			   (config[off + 3] & 3) == 3 &&
 			   (config[off + 4] | config[off + 5] << 8) & 0x7ff) {
 			*out = (struct usb_kbd_iface){
 				.config_value = config_value, .iface = iface, .ep = config[off + 2],

@@ -36,6 +36,7 @@
  */
 #include "xhci.h"
 #include "cmdline.h"
+#include "format.h"
 #include "io.h"
 #include "kstring.h"
 #include "pci.h"
@@ -406,7 +407,11 @@ static bool get_descriptors(struct usb_device *dev)
 	u8 code = usb_control(dev, 0x80, 6, 1 << 8, 0, 8);       /* first 8: bMaxPacketSize0 */
 	if (code != CC_SUCCESS && code != CC_SHORT_PACKET)
 		return false;
-	u16 mps = dev->speed >= 4 ? (u16)(1u << dev->buf[7]) : dev->buf[7];
+	u16 mps = xhci_ep0_max_packet_from(dev->speed, dev->buf[7]);
+	if (!mps)
+		pr_warn("xhci: %s: port %u: bMaxPacketSize0 %u is impossible at this speed; "
+			"keeping %u\n", dev->hc->pci->name, dev->port, dev->buf[7],
+			ep0_max_packet(dev->speed));
 	if (mps && mps != ep0_max_packet(dev->speed)) {         /* Evaluate Context with the real size */
 		struct xhci *hc = dev->hc;
 		memset(dev->in_ctx, 0, PAGE_SIZE);
@@ -522,6 +527,11 @@ static bool extended_caps(struct xhci *hc)
 	u32 off = (hc->hccparams1 >> 16) << 2;
 
 	for (u32 n = 0; off && n < 64; n++) {
+		if (!xhci_regs_in_bar(hc->bar_size, off, 16)) {
+			pr_warn("xhci: %s: extended capability at 0x%x is past BAR 0 (0x%llx bytes); "
+				"the rest are skipped\n", hc->pci->name, off, hc->bar_size);
+			break;
+		}
 		u32 v = rd(hc->cap, off);
 		u32 id = v & 0xff;
 		if (id == XCAP_LEGACY && (v & LEGACY_BIOS)) {
@@ -653,11 +663,12 @@ static bool start(struct xhci *hc, struct pci_dev *d)
 	if (!hc->cap)
 		return give_up(hc, "BAR 0 cannot be mapped");
 	pci_enable(d, false);
+	hc->bar_size = d->bar[0].size;
+	if (!xhci_regs_in_bar(hc->bar_size, 0, 0x20))
+		return give_up(hc, "BAR 0 is too small for its capability registers");
 	u32 cap0 = rd(hc->cap, CAP_CAPLENGTH);
+	u32 rtsoff = rd(hc->cap, CAP_RTSOFF) & ~0x1fu, dboff = rd(hc->cap, CAP_DBOFF) & ~0x3u;
 	hc->version = (u16)(cap0 >> 16);
-	hc->op = hc->cap + (cap0 & 0xff);
-	hc->rt = hc->cap + (rd(hc->cap, CAP_RTSOFF) & ~0x1fu);
-	hc->db = (u32 __iomem *)(hc->cap + (rd(hc->cap, CAP_DBOFF) & ~0x3u));
 	hc->hcsparams1 = rd(hc->cap, CAP_HCSPARAMS1);
 	hc->hcsparams2 = rd(hc->cap, CAP_HCSPARAMS2);
 	hc->hccparams1 = rd(hc->cap, CAP_HCCPARAMS1);
@@ -665,6 +676,17 @@ static bool start(struct xhci *hc, struct pci_dev *d)
 		return give_up(hc, "its capability registers read as garbage");
 	hc->max_slots = MIN(hc->hcsparams1 & 0xff, (u32)XHCI_MAX_SLOTS);
 	hc->nports = MIN(hc->hcsparams1 >> 24, (u32)XHCI_MAX_PORTS);
+	const char *outside = xhci_layout_error(hc->bar_size, cap0 & 0xff, rtsoff, dboff,
+						hc->nports, hc->max_slots);
+	if (outside) {
+		static char why[96];
+		snprintf(why, sizeof(why), "its %s reach past BAR 0 (0x%llx bytes)", outside,
+			 hc->bar_size);
+		return give_up(hc, why);
+	}
+	hc->op = hc->cap + (cap0 & 0xff);
+	hc->rt = hc->cap + rtsoff;
+	hc->db = (u32 __iomem *)(hc->cap + dboff);
 	hc->ctx_size = hc->hccparams1 & HCC_CSZ ? 64 : 32;
 	hc->nscratch = ((hc->hcsparams2 >> 21) & 0x1f) << 5 | hc->hcsparams2 >> 27;
 	hc->ac64 = hc->hccparams1 & HCC_AC64;

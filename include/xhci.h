@@ -130,6 +130,52 @@ static inline void xhci_event_advance(struct xhci_event_pos *p)
 }
 
 /*
+ * Does a register block of len bytes at off lie inside a BAR of bar_size
+ * bytes? The capability registers say where the other blocks are; a
+ * controller that lies (or a BAR sized wrong) could point past the BAR,
+ * and a write there would land in whatever the direct map holds next.
+ */
+static inline bool xhci_regs_in_bar(u64 bar_size, u64 off, u64 len)
+{
+	return off <= bar_size && len <= bar_size - off;
+}
+
+/*
+ * The register blocks the capability registers place (xHCI 1.2, 5.3:
+ * CAPLENGTH, RTSOFF and DBOFF are offsets from BAR 0), checked against
+ * BAR 0's size before any is touched: the operational registers with a
+ * port register set per port used (5.4.8: 0x400 + 0x10 per port), the
+ * runtime registers through interrupter 0 (5.5.2: 0x20 + 0x20), the
+ * controller's doorbell and one per slot used (5.6). NULL if all fit,
+ * else the name of the first that does not.
+ */
+static inline const char *xhci_layout_error(u64 bar_size, u32 caplength, u32 rtsoff, u32 dboff,
+					    u32 nports, u32 max_slots)
+{
+	if (!xhci_regs_in_bar(bar_size, caplength, 0x400 + 0x10 * (u64)nports))
+		return "operational registers";
+	if (!xhci_regs_in_bar(bar_size, rtsoff, 0x40))
+		return "runtime registers";
+	if (!xhci_regs_in_bar(bar_size, dboff, 4 * ((u64)max_slots + 1)))
+		return "doorbells";
+	return NULL;
+}
+
+/*
+ * EP0's packet size from a device descriptor's bMaxPacketSize0, or 0 if
+ * the value is impossible at that speed: at SuperSpeed and above it is an
+ * exponent and must be 9 (512 bytes, USB 3.2 9.6.1); below, a size of 8,
+ * 16, 32 or 64 (USB 2.0 9.6.1). A shift by the device's byte as given
+ * would be undefined for 32 and more.
+ */
+static inline u16 xhci_ep0_max_packet_from(u32 speed, u8 b)
+{
+	if (speed >= 4)
+		return b == 9 ? 512 : 0;
+	return b == 8 || b == 16 || b == 32 || b == 64 ? b : 0;
+}
+
+/*
  * The endpoint context's Interval field (xHCI 1.2, 6.2.3.6): a period of
  * 2^Interval x 125 us. Full/low-speed interrupt endpoints give bInterval in
  * ms (1..255); high and super speed give 2^(bInterval-1) microframes.
@@ -267,6 +313,7 @@ struct xhci {
 	u16 version;
 	u32 hcsparams1, hcsparams2, hccparams1;
 	u32 max_slots, nports, ctx_size, nscratch;
+	u64 bar_size;           /* BAR 0's: every register offset lies below it */
 	bool ac64;              /* the controller says it takes 64-bit addresses */
 	u8 port_major[XHCI_MAX_PORTS + 1];      /* 2 or 3 from the protocol capability, 0 unknown */
 	u64 *dcbaa;

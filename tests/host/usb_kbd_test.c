@@ -168,6 +168,20 @@ static void a_truncated_or_broken_descriptor_is_refused(struct ktest *t)
 	EXPECT_FALSE(t, usb_find_boot_keyboard(broken, sizeof(broken), &k));
 }
 
+/*
+ * Endpoint number 0 is the control endpoint of every device: an interrupt
+ * IN endpoint 0x80 would be configured at DCI 1, over EP0's own context.
+ */
+static void an_interrupt_endpoint_numbered_0_is_refused(struct ktest *t)
+{
+	u8 bad[sizeof(qemu_kbd)];
+	struct usb_kbd_iface k;
+
+	memcpy(bad, qemu_kbd, sizeof(bad));
+	bad[27 + 2] = 0x80;                             /* IN, number 0 */
+	EXPECT_FALSE(t, usb_find_boot_keyboard(bad, sizeof(bad), &k));
+}
+
 static const struct ktest_case usb_kbd_cases[] = {
 	KTEST(a_key_down_types_it_once),
 	KTEST(shift_and_ctrl_apply),
@@ -178,6 +192,7 @@ static const struct ktest_case usb_kbd_cases[] = {
 	KTEST(the_keyboard_interface_is_found),
 	KTEST(a_mouse_or_a_storage_stick_is_not_a_keyboard),
 	KTEST(a_truncated_or_broken_descriptor_is_refused),
+	KTEST(an_interrupt_endpoint_numbered_0_is_refused),
 	{},
 };
 KTEST_SUITE(usb_kbd, usb_kbd_cases);

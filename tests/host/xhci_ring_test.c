@@ -81,6 +81,40 @@ static void the_input_context_follows_the_context_size(struct ktest *t)
 	}
 }
 
+/* QEMU's xHCI: a 16 KiB BAR, CAPLENGTH 0x40, runtime at 0x1000, doorbells at 0x2000. */
+static void register_blocks_must_lie_inside_bar_0(struct ktest *t)
+{
+	EXPECT_TRUE(t, xhci_layout_error(0x4000, 0x40, 0x1000, 0x2000, 8, 64) == NULL);
+	EXPECT_STREQ(t, xhci_layout_error(0x4000, 0x40, 0x4000, 0x2000, 8, 64),
+		     "runtime registers");
+	EXPECT_STREQ(t, xhci_layout_error(0x4000, 0x40, 0x1000, 0x3f00, 8, 64), "doorbells");
+	EXPECT_STREQ(t, xhci_layout_error(0x4000, 0x40, 0x1000, 0xfffffffc, 8, 64), "doorbells");
+	EXPECT_STREQ(t, xhci_layout_error(0x400, 0x40, 0x100, 0x200, 8, 8),
+		     "operational registers");
+	EXPECT_TRUE(t, xhci_layout_error(0x4000, 0x40, 0x3fc0, 0x3000, 8, 255) == NULL);
+	EXPECT_STREQ(t, xhci_layout_error(0x4000, 0x40, 0x3fe0, 0x3000, 8, 255),
+		     "runtime registers");                  /* interrupter 0 ends at 0x4020 */
+	EXPECT_TRUE(t, xhci_regs_in_bar(0x4000, 0x3ff0, 16));
+	EXPECT_FALSE(t, xhci_regs_in_bar(0x4000, 0x3ff4, 16));
+	EXPECT_FALSE(t, xhci_regs_in_bar(0x4000, ~0ull - 4, 16));
+}
+
+/* bMaxPacketSize0: an exponent at SuperSpeed, a size below; anything else is refused. */
+static void ep0_packet_size_comes_only_from_possible_values(struct ktest *t)
+{
+	EXPECT_EQ(t, xhci_ep0_max_packet_from(4, 9), 512);
+	EXPECT_EQ(t, xhci_ep0_max_packet_from(5, 9), 512);
+	EXPECT_EQ(t, xhci_ep0_max_packet_from(4, 64), 0);
+	EXPECT_EQ(t, xhci_ep0_max_packet_from(4, 32), 0);      /* 1u << 32: undefined before */
+	EXPECT_EQ(t, xhci_ep0_max_packet_from(4, 255), 0);
+	EXPECT_EQ(t, xhci_ep0_max_packet_from(4, 6), 0);        /* 64 bytes: not at SuperSpeed */
+	EXPECT_EQ(t, xhci_ep0_max_packet_from(3, 64), 64);
+	EXPECT_EQ(t, xhci_ep0_max_packet_from(2, 8), 8);
+	EXPECT_EQ(t, xhci_ep0_max_packet_from(1, 32), 32);
+	EXPECT_EQ(t, xhci_ep0_max_packet_from(3, 9), 0);
+	EXPECT_EQ(t, xhci_ep0_max_packet_from(1, 0), 0);
+}
+
 static void configure_endpoint_adds_the_endpoint_at_its_dci(struct ktest *t)
 {
 	static u32 in[33 * 64 / 4], out[32 * 64 / 4];
@@ -111,6 +145,8 @@ static const struct ktest_case xhci_ring_cases[] = {
 	KTEST(the_interval_is_a_power_of_two_of_microframes),
 	KTEST(the_input_context_follows_the_context_size),
 	KTEST(configure_endpoint_adds_the_endpoint_at_its_dci),
+	KTEST(register_blocks_must_lie_inside_bar_0),
+	KTEST(ep0_packet_size_comes_only_from_possible_values),
 	{},
 };
 KTEST_SUITE(xhci_ring, xhci_ring_cases);
