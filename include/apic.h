@@ -28,6 +28,7 @@
 /* Vectors (0-31 are exceptions). */
 #define VEC_IRQ_BASE     0x20   /* ISA IRQ n arrives on 0x20 + n */
 #define VEC_LAPIC_TIMER  0x40
+#define VEC_LAPIC_WAKEUP 0x41   /* the APIC timer while it only wakes its CPU (time.h) */
 #define VEC_IPI_RESCHED  0xf0
 #define VEC_IPI_CALL     0xf1
 #define VEC_APIC_ERROR   0xfe
@@ -65,6 +66,7 @@ bool ioapic_route_irq(u8 irq, u8 vector, u32 apic_id);
 /* The local APIC timer: count down from count at the divide-by-16 rate. */
 void apic_timer_oneshot(u32 count);
 void apic_timer_periodic(u32 count);
+void apic_timer_wakeups(u32 count);     /* periodic, on VEC_LAPIC_WAKEUP */
 void apic_timer_stop(void);
 u32 apic_timer_current(void);
 void apic_timer_deadline(u64 tsc);      /* TSC-deadline mode, when the CPU has it */

@@ -23,6 +23,13 @@ void smp_boot(void);
  * itself by its APIC ID.
  */
 extern u32 smp_started_alone;
+/*
+ * The start of all APs together: from the first INIT to the last of them
+ * seen online, in ns (0: none came online together), and whether the
+ * second STARTUP had to be sent (fewer had started after the 200 us).
+ */
+extern u64 smp_together_ns;
+extern bool smp_second_startup;
 /* smp.parallel: were the APs started all at once (on) or one at a time (off)? */
 bool smp_parallel(void);
 

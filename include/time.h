@@ -40,6 +40,15 @@ u64 time_pit_khz(void);
 void timer_init_cpu(void);
 /* Whether timer_init_cpu() starts a tick: false when the APIC timer does not count (periodic mode). */
 bool time_tick_runs(void);
+/*
+ * For a short wait of the boot CPU's (starting the other CPUs): this CPU's
+ * APIC timer interrupts every us microseconds, only to end a hlt, instead
+ * of ticking; its tick pauses until time_fine_wakeups_end() starts it
+ * again. False (nothing changed) if the APIC timer does not count or us
+ * does not fit its counter. Interrupts on or off; the caller's CPU.
+ */
+bool time_fine_wakeups_begin(u32 us);
+void time_fine_wakeups_end(void);
 
 extern u64 hz;                  /* ticks per second */
 extern const char *tick_mode;   /* "tsc-deadline" or "periodic" */

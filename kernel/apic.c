@@ -477,21 +477,26 @@ void apic_send_sipi(u32 apic_id, u8 start_page)
 
 /* --- the local APIC timer --------------------------------------------------------- */
 
-static void timer_start(u32 mode, u32 count)
+static void timer_start(u32 mode, u8 vector, u32 count)
 {
 	lapic_write(LAPIC_TIMER_DIV, APIC_TIMER_DIV16);
-	lapic_write(LAPIC_LVT_TIMER, mode | VEC_LAPIC_TIMER);
+	lapic_write(LAPIC_LVT_TIMER, mode | vector);
 	lapic_write(LAPIC_TIMER_INIT, count);
 }
 
 void apic_timer_oneshot(u32 count)
 {
-	timer_start(APIC_TIMER_ONESHOT, count);
+	timer_start(APIC_TIMER_ONESHOT, VEC_LAPIC_TIMER, count);
 }
 
 void apic_timer_periodic(u32 count)
 {
-	timer_start(APIC_TIMER_PERIODIC, count);
+	timer_start(APIC_TIMER_PERIODIC, VEC_LAPIC_TIMER, count);
+}
+
+void apic_timer_wakeups(u32 count)
+{
+	timer_start(APIC_TIMER_PERIODIC, VEC_LAPIC_WAKEUP, count);
 }
 
 /* Masking and a count of 0 stop the count-down modes; leaving TSC-deadline mode disarms it. */

@@ -21,6 +21,7 @@
  *   (of this attempt)
  *   copy boot/trampoline.asm to the page below
  *   1 MiB, params.cpu = FIND_BY_APIC_ID
+ *   APIC timer: wake-ups every AP_WAKEUP_US
  *   INIT to each, [10 ms], STARTUP to each,    (halted, waiting for a STARTUP IPI)
  *   200 us, [a second STARTUP to each not     real mode -> protected -> long mode;
  *   online, if not all have started]           its APIC's ID -> its CPU number n
@@ -31,6 +32,7 @@
  *   give up on the late ones: STARTING ->      ap_main(n): per-CPU area, GDT/TSS,
  *     ABANDONED, INIT; 10 ms; start each         IDT, kernel CR3, local APIC, tick,
  *     alone (a new attempt)                      online -> sched_ap_enter()
+ *   APIC timer: the tick again
  *
  * Before it is online an AP writes only its own per-CPU data, its own MSRs
  * and APIC, its ap_states[] entry, counters that are atomic
@@ -46,6 +48,19 @@
  * smp.parallel=off starts every AP that way (the only way before the APs
  * were started together: docs/smp.md), and smp_started_alone counts the
  * APs started alone after a start together.
+ *
+ * The boot CPU waits halted. From before the first INIT to the end of the
+ * last start its APIC timer only wakes it, every AP_WAKEUP_US
+ * (time_fine_wakeups_begin()), instead of ticking: the MP specification's
+ * waits (start_delay()) and the wait for the APs (wait_for_ap_news()) are
+ * halts that look again at each wake-up, and an AP coming online wakes it
+ * at once with an IPI. On hardware that is a few dozen interrupts where a
+ * spin was. Under QEMU 7.2's -icount it bounds a leap of the guest's clock
+ * (docs/smp.md, "Under -icount"): a halted AP takes its INIT only when its
+ * STARTUP wakes it, and that reset also clears QEMU's count of the
+ * instructions left in the vCPU's turn, so the whole turn counts as run
+ * and the clock jumps to the next timer deadline: with the tick as the
+ * only deadline, up to a tick per AP; with the wake-ups, AP_WAKEUP_US.
  *
  * The 10 ms after INIT is the MP specification's (B.4.1) for the 82489DX
  * era. Linux skips it on "modern" CPUs (arch/x86/kernel/smpboot.c,
@@ -117,6 +132,7 @@
 
 #define AP_INIT_WAIT_US        10000    /* INIT -> STARTUP: 10 ms (MP spec B.4.1) */
 #define AP_SIPI_WAIT_US        200      /* STARTUP -> second STARTUP: 200 us (MP spec B.4.1) */
+#define AP_WAKEUP_US           50       /* the boot CPU's wake-ups while it starts APs */
 #define CALL_WAIT_WARN_MS      5000     /* a call not done by then is worth a message */
 #define NMI_SNAPSHOT_WAIT_US   100000   /* a CPU asked by NMI where it is answers by then */
 #define SIPI_VECTOR_RESERVED   0xa0     /* STARTUP vectors 0xa0-0xbf are reserved */
@@ -141,6 +157,8 @@ static int parallel_off;
 PARAM_CHOICE("smp.parallel", parallel_off, "on", "off");
 
 u32 smp_started_alone;
+u64 smp_together_ns;
+bool smp_second_startup;
 
 bool smp_parallel(void)
 {
@@ -384,8 +402,8 @@ static void fence_before_ipi(void)
  * Halt until an interrupt, unless an AP came online or counted itself lost
  * since the boot CPU read those counts (online, lost): the wait for APs
  * halts instead of spinning. An AP online sends the boot CPU an interrupt
- * (ap_main()); one that is lost sends none, and the tick ends the wait
- * then, as it bounds every deadline. Under QEMU a spinning boot CPU keeps
+ * (ap_main()); one that is lost sends none, and the next wake-up (or tick)
+ * ends the wait then, as it bounds every deadline. Under QEMU a spinning boot CPU keeps
  * a host core from the vCPUs it is starting (four vCPUs on two cores).
  * "cli; check; sti; hlt" leaves no window: sti takes effect after hlt
  * starts. With interrupts off (never so at boot), or with no tick (an
@@ -393,6 +411,7 @@ static void fence_before_ipi(void)
  * end a wait for an AP that never comes.
  */
 static u32 waiter_apic_id;      /* the CPU starting APs: set before the IPIs that start them */
+static bool start_wakeups;      /* its APIC timer wakes it every AP_WAKEUP_US (smp_boot()) */
 
 static void wait_for_ap_news(u32 online, u32 lost)
 {
@@ -405,6 +424,28 @@ static void wait_for_ap_news(u32 online, u32 lost)
 		__asm__ volatile("sti; hlt" ::: "memory");
 	else
 		sti();
+}
+
+/*
+ * The start's fixed waits (MP specification B.4.1: 10 ms after INIT, 200
+ * us after STARTUP): at least us, halted between the boot CPU's wake-ups
+ * when it has them, else spinning as udelay() does.
+ */
+static void start_delay(u64 us)
+{
+	u64 end = ktime_ns() + us * 1000;
+
+	if (!start_wakeups || !(read_rflags() & RFLAGS_IF)) {
+		udelay(us);
+		return;
+	}
+	for (;;) {
+		cli();
+		if (ktime_ns() >= end)
+			break;
+		__asm__ volatile("sti; hlt" ::: "memory");
+	}
+	sti();
 }
 
 static bool wait_online(u32 cpu, u64 timeout_ms)
@@ -484,9 +525,9 @@ static bool start_cpu(u32 cpu, bool init_delay)
 	fence_before_ipi();
 	apic_send_init(apic_id);
 	if (init_delay)
-		udelay(AP_INIT_WAIT_US);
+		start_delay(AP_INIT_WAIT_US);
 	apic_send_sipi(apic_id, vector);
-	udelay(AP_SIPI_WAIT_US);
+	start_delay(AP_SIPI_WAIT_US);
 	bool second_sipi = !params->started;
 	if (second_sipi)
 		apic_send_sipi(apic_id, vector);
@@ -533,14 +574,15 @@ static void start_cpus_together(const struct cpumask *set, bool init_delay, stru
 		if (cpumask_test(set, cpu))
 			apic_send_init(numa.cpu_apic_id[cpu]);
 	if (init_delay)
-		udelay(AP_INIT_WAIT_US);
+		start_delay(AP_INIT_WAIT_US);
 	for (u32 cpu = 1; cpu < nr_cpus; cpu++)
 		if (cpumask_test(set, cpu)) {
 			apic_send_sipi(numa.cpu_apic_id[cpu], vector);
 			kicked++;
 		}
-	udelay(AP_SIPI_WAIT_US);
+	start_delay(AP_SIPI_WAIT_US);
 	bool second_sipi = __atomic_load_n(&params->started, __ATOMIC_ACQUIRE) < kicked;
+	smp_second_startup = second_sipi;
 	if (second_sipi)
 		for (u32 cpu = 1; cpu < nr_cpus; cpu++)
 			if (cpumask_test(set, cpu) && !cpu_online(cpu))
@@ -556,6 +598,7 @@ static void start_cpus_together(const struct cpumask *set, bool init_delay, stru
 				continue;
 			cpumask_set(&reported, cpu);
 			pending--;
+			smp_together_ns = ktime_ns() - t0;
 			pr_debug("smp: CPU %u (APIC ID %u, node %u) online %llu us after the first INIT%s\n",
 				 cpu, numa.cpu_apic_id[cpu], numa.cpu_node[cpu], (ktime_ns() - t0) / 1000,
 				 second_sipi ? ", second STARTUPs sent" : "");
@@ -675,12 +718,13 @@ void smp_boot(void)
 				if (prepare_cpu(cpu))
 					cpumask_set(&set, cpu);
 			}
+			start_wakeups = time_fine_wakeups_begin(AP_WAKEUP_US);
 			if (parallel_off)
 				late = set;
 			else if (!cpumask_empty(&set))
 				start_cpus_together(&set, init_delay, &late);
 			if (!parallel_off && !cpumask_empty(&late))
-				udelay(AP_INIT_WAIT_US);        /* the INITs that parked them have landed */
+				start_delay(AP_INIT_WAIT_US);   /* the INITs that parked them have landed */
 			for (u32 cpu = 1; cpu < nr_cpus; cpu++) {
 				if (!cpumask_test(&late, cpu))
 					continue;
@@ -691,6 +735,9 @@ void smp_boot(void)
 				}
 				start_cpu(cpu, init_delay);
 			}
+			if (start_wakeups)
+				time_fine_wakeups_end();
+			start_wakeups = false;
 			if (!ap_left_in_ap_main)
 				free_ap_tables();
 		}

@@ -42,6 +42,14 @@
  * counts this_cpu()->ticks, runs the CPU's expired ktimers, calls
  * sched_tick() and ends with EOI.
  *
+ * Fine wake-ups. While the boot CPU starts the others it waits through
+ * the MP specification's delays halted, and a tick (4 ms at HZ 250) is too
+ * coarse to end them: time_fine_wakeups_begin() lends it its APIC timer,
+ * periodic at a few microseconds' period on VEC_LAPIC_WAKEUP, whose handler
+ * only sends the EOI; time_fine_wakeups_end() starts the tick again, a
+ * whole period from then. The ticks in between are not made up: only the
+ * boot CPU runs, and no ktimer waits on it yet.
+ *
  * Timers. Each CPU has a list of ktimers sorted by expiry, under its own
  * lock; any CPU may add to any list, only the owner's tick runs them.
  *
@@ -739,6 +747,28 @@ static void tick(struct trap_frame *f)
 bool time_tick_runs(void)
 {
 	return tsc_per_tick || apic_timer_khz;
+}
+
+static void wakeup_interrupt(struct trap_frame *f)
+{
+	(void)f;
+	apic_eoi();
+}
+
+bool time_fine_wakeups_begin(u32 us)
+{
+	u64 count = apic_timer_khz * us / 1000;
+
+	if (!count || count > 0xffffffff)
+		return false;
+	trap_set_handler(VEC_LAPIC_WAKEUP, wakeup_interrupt);
+	apic_timer_wakeups((u32)count);
+	return true;
+}
+
+void time_fine_wakeups_end(void)
+{
+	timer_init_cpu();
 }
 
 void timer_init_cpu(void)

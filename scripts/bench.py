@@ -12,13 +12,18 @@
         all guest memory backed before they start (run.py --backed): the
         median of their "boot:" lines is the boot time without the host's
         first-touch faults, said next to the benchmarks' boot's own, lazily
-        backed (docs/performance.md); both go into FILE under "boot"
+        backed (docs/performance.md); both go into FILE under "boot". Then
+        one boot of --icount-topo (default story-icount; "none": no boot),
+        whose clock is the guest's own instruction count: its boot line's
+        guest ms to all CPUs online, under "boot" "icount"
     bench.py compare [--baseline FILE] [--json FILE] [--update]
         the boots the baseline lists (tests/bench-baseline.json), each once.
         A boot's "gated" ratios are measured on a topology whose clock is
         QEMU's instruction counter (-icount): the guest's time is its own
         instruction count, so they repeat exactly from run to run and host
-        to host. Each is compared one-sided with its baseline value: it
+        to host; so does the guest's time to all CPUs online there (the
+        kernel's "boot:" line, as the gated value boot_cpus_online_ms,
+        in ms). Each is compared one-sided with its baseline value: it
         fails only when it got worse (per its "better": "higher" or
         "lower") by more than the baseline's band (at most 5%); better by
         more than the band is said, so the baseline can follow in the
@@ -27,9 +32,10 @@
         gated. Exit 1 if a gated ratio got worse or is missing, or a boot
         failed. --update writes the measured values into the baseline.
 
-Only ratios are compared: both sides of a ratio are measured in the same run
-of the same boot. A baseline value moves only in a commit whose body names
-the ratio (scripts/check_commits.py checks it).
+Only ratios are compared (both sides of a ratio are measured in the same run
+of the same boot), and on an -icount boot the guest's ms to all CPUs online,
+which no host can move. A baseline value moves only in a commit whose body
+names the ratio (scripts/check_commits.py checks it).
 
 A bench line (docs/interface.md):
     bench: <name> <value> <unit>
@@ -55,6 +61,7 @@ BOOT_TIMEOUT = 600              # seconds: bench=all on story takes about a minu
 LINE = re.compile(r'bench: (?P<name>[A-Za-z0-9_]+) (?P<value>\d+\.\d{3}) (?P<unit>\S+)'
                   r'(?: \(median of (?P<runs>\d+), (?P<lo>\d+\.\d{3})-(?P<hi>\d+\.\d{3})\))?$')
 PREFIX = re.compile(r'^\[\s*\d+\.\d+\] ')
+BOOT_RESULT = 'boot_cpus_online_ms'   # the boot line's figure, as a result of its boot
 BOOT_LINE = re.compile(r'boot: (?P<cpus>\d+) cpus online after (?P<ms>\d+) ms '
                        r'\((?P<consoles>\d+) ms of it writing to the consoles\)$')
 
@@ -82,6 +89,12 @@ def parse_boot(text):
             return {'cpus': int(m['cpus']), 'ms': int(m['ms']),
                     'consoles_ms': int(m['consoles'])}
     return None
+
+
+def boot_result(text):
+    """The boot line's ms as a result like the bench lines': {BOOT_RESULT: ...} or {}."""
+    got = parse_boot(text)
+    return {BOOT_RESULT: {'value': float(got['ms']), 'unit': 'ms'}} if got else {}
 
 
 def topology_memory(topo):
@@ -198,10 +211,27 @@ def boot_times(options, text):
     return times, said
 
 
+def icount_boot_time(options):
+    """One boot of options.icount_topo without benchmarks: (dict for the JSON, summary)."""
+    topo = options.icount_topo
+    args = ' '.join(w for w in options.args.split() if not w.startswith(('bench=', 'bench.')))
+    rc, text = boot(topo, '', options.accel, args, echo=False, bench='none')
+    got = parse_boot(text) if rc == 0 else None
+    if not got:
+        return None, f'bench: the {topo} boot gave no boot: line (status {rc})'
+    got['topo'] = topo
+    return got, (f'bench: boot: {got["cpus"]} cpus online after {got["ms"]} ms of guest time on '
+                 f'{topo} (-icount: the guest\'s own instructions; {got["consoles_ms"]} ms of it '
+                 f'writing to the consoles)')
+
+
 def cmd_run(options):
     rc, text = boot(options.topo, options.firmware, options.accel, options.args)
     results = parse_lines(text)
     times, said = boot_times(options, text) if rc == 0 else ({}, None)
+    if rc == 0 and options.icount_topo != 'none':
+        times['icount'], icount_said = icount_boot_time(options)
+        said = f'{said}\n{icount_said}' if said else icount_said
     write_json(options.json, [{'topo': options.topo, 'firmware': options.firmware or '',
                                'accel': options.accel, 'args': options.args,
                                'results': results, 'boot': times}])
@@ -259,6 +289,8 @@ def cmd_compare(options):
         topo, args = spec['topo'], spec.get('args', '')
         rc, text = boot(topo, spec.get('firmware', ''), options.accel, args, echo=False)
         results = parse_lines(text)
+        if icount_topology(topo):
+            results.update(boot_result(text))
         measured.append({'topo': topo, 'args': args, 'results': results})
         if rc != 0:
             print(f'bench-compare: {topo} ({args}): the boot ended with status {rc}')
@@ -321,6 +353,9 @@ def main():
     run.add_argument('--backed-boots', type=int, default=3, metavar='N',
                      help='boots (no benchmarks) that measure the boot time with guest memory '
                           'backed beforehand; 0: none (default 3)')
+    run.add_argument('--icount-topo', default='story-icount', metavar='TOPO',
+                     help='an -icount topology booted once (no benchmarks) for the guest\'s '
+                          'time to all CPUs online; none: no such boot (default story-icount)')
     compare = commands.add_parser('compare', help='ratios against the baseline (make bench-compare)')
     compare.add_argument('--baseline', default=DEFAULT_BASELINE)
     compare.add_argument('--accel', choices=('tcg', 'kvm'), default='tcg')

@@ -13,6 +13,14 @@
  * again.
  * The checks that need to run on a CPU get there with smp_call_function().
  *
+ * Suite smp_bound (manual, on the icount machines: tests/matrix icount-smp):
+ * what only a clock of the guest's own instructions can promise. Under
+ * QEMU 7.2's -icount an AP's INIT makes the guest's clock leap to the next
+ * timer deadline (kernel/smp.c, "The boot CPU waits halted"); with the
+ * boot CPU woken every 50 us during the start, the APs are online within a
+ * millisecond of the first INIT, from the first STARTUP. Under TCG's wall
+ * clock the host decides how long an AP takes (docs/smp.md).
+ *
  * Suite smp_panic (manual, test=smp_panic): CPU 1 writes through NULL from
  * inside a call, so the runner can see that a panic on another CPU stops
  * the rest and still prints its backtrace (QEMU exits 5).
@@ -370,6 +378,36 @@ static const struct ktest_case smp_cases[] = {
 	{},
 };
 KTEST_SUITE(smp, smp_cases);
+
+/* --- smp_bound: the start's time, under -icount ---------------------------------- */
+
+#define TOGETHER_BOUND_NS 1000000       /* 1 ms: the 200 us after STARTUP and the climb */
+
+/*
+ * The APs started together were all online within TOGETHER_BOUND_NS of
+ * the first INIT, without a second STARTUP. Waited out on the 4 ms tick,
+ * story-icount's took 7.4 ms and the second STARTUP (two leaps of the
+ * clock to the next tick: docs/smp.md, "Under -icount").
+ */
+static void aps_come_online_within_a_ms_of_the_first_init(struct ktest *t)
+{
+	if (nr_cpus < 2)
+		KTEST_SKIP(t, "one CPU: no AP to start");
+	if (!smp_parallel())
+		KTEST_SKIP(t, "smp.parallel=off: no start together");
+	ktest_log(t, "the APs online %llu us after the first INIT%s", smp_together_ns / 1000,
+		  smp_second_startup ? ", a second STARTUP sent" : "");
+	EXPECT_EQ(t, nr_cpus_online, nr_cpus);
+	EXPECT_GT(t, smp_together_ns, 0);
+	EXPECT_LE(t, smp_together_ns, TOGETHER_BOUND_NS);
+	EXPECT_FALSE(t, smp_second_startup);
+}
+
+static const struct ktest_case smp_bound_cases[] = {
+	KTEST(aps_come_online_within_a_ms_of_the_first_init),
+	{},
+};
+KTEST_SUITE_MANUAL(smp_bound, smp_bound_cases);
 
 /* --- smp_panic: a crash on another CPU ------------------------------------------ */
 
