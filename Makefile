@@ -120,6 +120,8 @@ HOST_MODULES := \
 	kernel/slab.c \
 	kernel/swiotlb_pool.c \
 	drivers/usb_kbd.c \
+	drivers/virtio.c \
+	drivers/virtio_blk.c \
 	drivers/virtqueue.c
 HOST_TESTS   := $(wildcard tests/host/*.c) tests/kernel/ktest_test.c
 HOST_CFLAGS  := -std=gnu11 -O1 -g -Wall -Wextra -Werror -Wno-unused-parameter \
@@ -305,7 +307,8 @@ FUZZ_TARGETS := mb2 memmap acpi_root madt srat slit mcfg hpet fadt dmar ivrs spc
 ACPI_TABLES  := madt srat slit mcfg hpet fadt dmar ivrs spcr
 FUZZ_SECONDS ?= 60
 FUZZ_CC      ?= clang
-FUZZ_LIB     := $(filter-out kernel/ktest.c kernel/ksyms.c,$(HOST_MODULES)) tests/host/host.c
+FUZZ_LIB     := $(filter-out kernel/ktest.c kernel/ksyms.c drivers/virtio.c drivers/virtio_blk.c,\
+	$(HOST_MODULES)) tests/host/host.c
 FUZZ_CFLAGS  := -std=gnu11 -O1 -g -Wall -Wextra -Werror -Wno-unused-parameter \
 	-iquote include -iquote tests/host -DHOST_TEST -fno-omit-frame-pointer
 fuzz_src = $(if $(filter $(ACPI_TABLES),$1),tests/fuzz/acpi_tables.c,tests/fuzz/$1.c)

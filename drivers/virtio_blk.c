@@ -190,8 +190,13 @@ static bool probe(void)
 	if (!vb->tables)
 		pr_warn("virtio-blk: %s: no memory for indirect tables below its mask; direct chains\n",
 			d->name);
+#ifndef HOST_TEST
+	u32 cpu = raw_smp_processor_id();
+#else
+	u32 cpu = 0;                    /* the host tests' one CPU, which has no %gs */
+#endif
 	int v = trap_alloc_vector(virtio_blk_interrupt);
-	if (v >= 0 && pci_enable_msix(d, 0, (u8)v, raw_smp_processor_id()))
+	if (v >= 0 && pci_enable_msix(d, 0, (u8)v, cpu))
 		vb->vd.vector = v;
 	else
 		trap_free_vector(v);            /* polling: nothing may keep the vector */
@@ -476,3 +481,12 @@ struct virtq_ring *virtio_blk_ring(struct virtio_blk *vb)
 {
 	return &vb->vq.ring;
 }
+
+#ifdef HOST_TEST
+void virtio_blk_host_forget(void)
+{
+	blk = (struct virtio_blk){ .faults = { .timeout_ns = REQUEST_TIMEOUT_NS } };
+	probed = usable = false;
+	probe_failure = NULL;
+}
+#endif

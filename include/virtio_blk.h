@@ -108,4 +108,9 @@ bool virtio_blk_reset(struct virtio_blk *vb);
 void virtio_blk_set_faults(struct virtio_blk *vb, const struct virtio_blk_faults *faults);
 struct virtq_ring *virtio_blk_ring(struct virtio_blk *vb);
 
+#ifdef HOST_TEST
+/* Host tests (tests/host/virtio_fake.c): forget the device; the next virtio_blk_get() probes. */
+void virtio_blk_host_forget(void);
+#endif
+
 #endif
