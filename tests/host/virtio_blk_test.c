@@ -3,7 +3,8 @@
  * virtio_blk_test.c - drivers/virtio.c and drivers/virtio_blk.c, the
  * kernel's own source, against a virtio-blk function that lies
  * (tests/host/virtio_fake.h): requests come back with the disk's data; a
- * stalled device is reset and the disk comes back. ASan and UBSan watch
+ * stalled device is reset and the disk comes back; a common configuration
+ * too short for its fields is refused. ASan and UBSan watch
  * every access the driver and the fake device make.
  */
 #include <string.h>
@@ -87,9 +88,18 @@ static void a_stalled_request_is_reset_and_the_disk_comes_back(struct ktest *t)
 	}
 }
 
+static void a_common_configuration_too_short_is_refused(struct ktest *t)
+{
+	fake_start(&(struct fake_shape){ .msix = true, .common_len = 0x20 });
+	EXPECT_TRUE(t, virtio_blk_get() == NULL);
+	EXPECT_TRUE(t, host_log_has("too short"));
+	fake_stop();
+}
+
 static const struct ktest_case virtio_blk_cases[] = {
 	KTEST(a_request_comes_back_with_the_disks_data),
 	KTEST(a_stalled_request_is_reset_and_the_disk_comes_back),
+	KTEST(a_common_configuration_too_short_is_refused),
 	{}
 };
 KTEST_SUITE(virtio_blk_host, virtio_blk_cases);
