@@ -175,6 +175,21 @@ static void device_time(void)
 	}
 }
 
+void fake_write_used(u32 id, u32 len, u16 skip)
+{
+	if (!f.enabled)
+		return;
+	volatile struct virtq_used_elem *ring = (volatile struct virtq_used_elem *)(f.used + 2);
+	ring[f.used_idx % f.size].id = id;
+	ring[f.used_idx % f.size].len = len;
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	f.used_idx = (u16)(f.used_idx + 1 + skip);
+	f.used[1] = f.used_idx;
+	f.irq_pending = true;
+}
+
+void fake_run(void) { device_time(); }
+
 void fake_touch_rings(void)
 {
 	if (!f.enabled)

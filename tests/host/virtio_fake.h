@@ -72,6 +72,16 @@ void fake_stop(void);
 /* The device reads its avail ring and writes its used ring once more, as DMA would. */
 void fake_touch_rings(void);
 
+/*
+ * The device writes a used element of its own choosing (id, len) at the
+ * next used index, or at index + skip, then interrupts: what a fuzzer
+ * plays. Nothing if the queue is not enabled.
+ */
+void fake_write_used(u32 id, u32 len, u16 skip);
+
+/* Time passes for the device: it takes its avail ring and interrupts. */
+void fake_run(void);
+
 /* Bus mastering is on in the command register. */
 bool fake_bus_master(void);
 
