@@ -121,6 +121,8 @@ HOST_MODULES := \
 	kernel/slab.c \
 	kernel/swiotlb_pool.c \
 	drivers/usb_kbd.c \
+	drivers/virtio.c \
+	drivers/virtio_blk.c \
 	drivers/virtqueue.c
 HOST_TESTS   := $(wildcard tests/host/*.c) tests/kernel/ktest_test.c
 HOST_CFLAGS  := -std=gnu11 -O1 -g -Wall -Wextra -Werror -Wno-unused-parameter \
@@ -302,15 +304,18 @@ sim-plot: $(B)/sim/rcu_sim | plot-deps
 # (tests/fuzz/corpus/TARGET/) with gcc and the same sanitizers.
 
 FUZZ_TARGETS := mb2 memmap acpi_root madt srat slit mcfg hpet fadt dmar ivrs spcr dsdt_s5 cmdline format \
-	swiotlb_slots virtqueue
+	swiotlb_slots virtqueue virtio_blk
 ACPI_TABLES  := madt srat slit mcfg hpet fadt dmar ivrs spcr
 FUZZ_SECONDS ?= 60
 FUZZ_CC      ?= clang
-FUZZ_LIB     := $(filter-out kernel/ktest.c kernel/ksyms.c,$(HOST_MODULES)) tests/host/host.c
+FUZZ_LIB     := $(filter-out kernel/ktest.c kernel/ksyms.c drivers/virtio.c drivers/virtio_blk.c,\
+	$(HOST_MODULES)) tests/host/host.c
 FUZZ_CFLAGS  := -std=gnu11 -O1 -g -Wall -Wextra -Werror -Wno-unused-parameter \
 	-iquote include -iquote tests/host -DHOST_TEST -fno-omit-frame-pointer
 fuzz_src = $(if $(filter $(ACPI_TABLES),$1),tests/fuzz/acpi_tables.c,tests/fuzz/$1.c)
 fuzz_def = $(if $(filter $(ACPI_TABLES),$1),-DTABLE=$(shell echo $1 | tr a-z A-Z))
+# a target's own sources beyond FUZZ_LIB: the virtio drivers and their fake device
+fuzz_own = $(if $(filter virtio_blk,$1),drivers/virtio.c drivers/virtio_blk.c tests/host/virtio_fake.c)
 
 test: $(B)/testbed.iso $(B)/host/unit $(B)/kernel-alone.elf $(B)/check/rcu_check \
 		$(B)/sim/rcu_sim $(FUZZ_TARGETS:%=$(B)/fuzz-replay/%) $(B)/host/qr_encode | deps
@@ -344,16 +349,20 @@ $(B)/fuzz-replay/obj/%.o: %.c $(wildcard include/*.h tests/host/*.h)
 	$(Q)$(HOSTCC) $(FUZZ_CFLAGS) -fsanitize=address,undefined -fno-sanitize-recover=all -c $< -o $@
 
 define fuzz_rules
-$(B)/fuzz/$1: $(call fuzz_src,$1) tests/fuzz/fuzz.h $(FUZZ_LIB:%.c=$(B)/fuzz/obj/%.o)
+$(B)/fuzz/$1: $(call fuzz_src,$1) tests/fuzz/fuzz.h $(FUZZ_LIB:%.c=$(B)/fuzz/obj/%.o) \
+		$(patsubst %.c,$(B)/fuzz/obj/%.o,$(call fuzz_own,$1))
 	$$(quiet) FUZZLD $$@
 	$$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) $(call fuzz_def,$1) -fsanitize=fuzzer,address,undefined \
-		$(call fuzz_src,$1) $(FUZZ_LIB:%.c=$(B)/fuzz/obj/%.o) -ldl -o $$@
+		$(call fuzz_src,$1) $(FUZZ_LIB:%.c=$(B)/fuzz/obj/%.o) \
+		$(patsubst %.c,$(B)/fuzz/obj/%.o,$(call fuzz_own,$1)) -ldl -o $$@
 $(B)/fuzz-replay/$1: $(call fuzz_src,$1) tests/fuzz/fuzz.h tests/fuzz/replay.c \
-		$(FUZZ_LIB:%.c=$(B)/fuzz-replay/obj/%.o)
+		$(FUZZ_LIB:%.c=$(B)/fuzz-replay/obj/%.o) \
+		$(patsubst %.c,$(B)/fuzz-replay/obj/%.o,$(call fuzz_own,$1))
 	$$(quiet) HOSTLD $$@
 	$$(Q)$(HOSTCC) $(FUZZ_CFLAGS) $(call fuzz_def,$1) -fsanitize=address,undefined \
 		-fno-sanitize-recover=all $(call fuzz_src,$1) tests/fuzz/replay.c \
-		$(FUZZ_LIB:%.c=$(B)/fuzz-replay/obj/%.o) -ldl -o $$@
+		$(FUZZ_LIB:%.c=$(B)/fuzz-replay/obj/%.o) \
+		$(patsubst %.c,$(B)/fuzz-replay/obj/%.o,$(call fuzz_own,$1)) -ldl -o $$@
 endef
 $(foreach t,$(FUZZ_TARGETS),$(eval $(call fuzz_rules,$t)))
 

@@ -9,6 +9,20 @@
  * The rings themselves, and the invariants of a queue, are virtqueue.c's;
  * this file finds the device's registers, negotiates, and tells the device
  * where a queue's rings are.
+ *
+ * The device is not trusted, so what stays true whatever it says:
+ *   - no register is read outside the structure its capability describes:
+ *     the common configuration must hold all of 4.1.4.3's fields, a
+ *     doorbell lie inside the notify capability (4.1.4.4), and a device
+ *     configuration field inside its length (virtio_read_config());
+ *   - a configuration that changes on every read is read COMMON_CFG_TRIES
+ *     times, then given up (2.4.1 asks for the loop, not for its end);
+ *   - virtio_reset() says whether the device acknowledged the reset
+ *     (4.1.4.3.2); until it has, it may still DMA, and its caller must
+ *     keep everything it reaches (virtio_stop_dma() turns bus mastering
+ *     off, the one thing left to do);
+ *   - virtio_setup_queue() tells the device about the rings only once
+ *     nothing can fail any more, and leaves the queue empty on failure.
  */
 #include "virtio.h"
 #include "errno.h"
@@ -48,6 +62,10 @@
 #define STATUS_FAILED      0x80
 
 #define RESET_TIMEOUT_NS (1000UL * 1000 * 1000)
+#define COMMON_CFG_LEN   0x38   /* virtio 1.1's struct virtio_pci_common_cfg, to queue_used */
+#define COMMON_CFG_TRIES 16     /* reads of a configuration that keeps changing, then give up */
+#define PCI_COMMAND        0x04
+#define PCI_COMMAND_MASTER 0x4
 
 static u8 rd8(u8 __iomem *base, u32 off) { return readb(base + off); }
 static u16 rd16(u8 __iomem *base, u32 off) { return readw(base + off); }
@@ -92,10 +110,21 @@ bool virtio_pci_probe(struct virtio_dev *vd, struct pci_dev *d)
 		if (type == VIRTIO_PCI_CAP_NOTIFY) {
 			vd->notify_mult = pci_read32(d, cap + 16u);
 			vd->notify_len = len;
+		} else if (type == VIRTIO_PCI_CAP_COMMON) {
+			vd->common_len = len;
+		} else if (type == VIRTIO_PCI_CAP_ISR) {
+			vd->isr_len = len;
+		} else {
+			vd->device_len = len;
 		}
 	}
 	if (!vd->common || !vd->notify_base || !vd->isr || !vd->device_cfg) {
 		pr_warn("virtio: %s: not a modern virtio device (missing capabilities)\n", d->name);
+		return false;
+	}
+	if (vd->common_len < COMMON_CFG_LEN || vd->isr_len < 1) {
+		pr_warn("virtio: %s: its common configuration (%u bytes) or ISR (%u) is too short; "
+			"not used\n", d->name, vd->common_len, vd->isr_len);
 		return false;
 	}
 	pci_enable(d, true);
@@ -112,18 +141,56 @@ u8 virtio_config_generation(struct virtio_dev *vd)
 	return rd8(vd->common, COMMON_CFGGEN);
 }
 
-void virtio_reset(struct virtio_dev *vd)
+bool virtio_reset(struct virtio_dev *vd)
 {
 	u64 deadline = ktime_ns() + RESET_TIMEOUT_NS;
 
 	wr8(vd->common, COMMON_STATUS, 0);
-	while (rd8(vd->common, COMMON_STATUS) != 0 && ktime_ns() < deadline)    /* 4.1.4.3.2 */
+	while (rd8(vd->common, COMMON_STATUS) != 0) {   /* 4.1.4.3.2: wait for it to read 0 */
+		if (ktime_ns() > deadline) {
+			pr_err("virtio: %s: the device never acknowledged its reset\n", vd->pci->name);
+			return false;
+		}
 		cpu_relax();
+	}
+	return true;
+}
+
+void virtio_stop_dma(struct virtio_dev *vd)
+{
+	u16 cmd = pci_read16(vd->pci, PCI_COMMAND);
+
+	pci_write16(vd->pci, PCI_COMMAND, cmd & (u16)~PCI_COMMAND_MASTER);
+}
+
+void virtio_fail(struct virtio_dev *vd)
+{
+	wr8(vd->common, COMMON_STATUS, rd8(vd->common, COMMON_STATUS) | STATUS_FAILED);  /* 3.1.1 */
+}
+
+bool virtio_read_config(struct virtio_dev *vd, u32 off, u32 *words, u32 n)
+{
+	if ((u64)off + 4ULL * n > vd->device_len) {
+		pr_warn("virtio: %s: its device configuration (%u bytes) is too short for %u bytes "
+			"at %u\n", vd->pci->name, vd->device_len, 4 * n, off);
+		return false;
+	}
+	for (u32 tries = 0; tries < COMMON_CFG_TRIES; tries++) {
+		u8 generation = virtio_config_generation(vd);
+		for (u32 i = 0; i < n; i++)
+			words[i] = rd32(vd->device_cfg, off + 4 * i);
+		if (generation == virtio_config_generation(vd))
+			return true;            /* the fields of one generation, not of two (2.4.1) */
+	}
+	pr_warn("virtio: %s: its configuration changed on each of %u reads\n", vd->pci->name,
+		COMMON_CFG_TRIES);
+	return false;
 }
 
 bool virtio_negotiate(struct virtio_dev *vd, u64 wanted)
 {
-	virtio_reset(vd);
+	if (!virtio_reset(vd))
+		return false;
 	wr8(vd->common, COMMON_STATUS, STATUS_ACKNOWLEDGE);
 	wr8(vd->common, COMMON_STATUS, STATUS_ACKNOWLEDGE | STATUS_DRIVER);
 	wr32(vd->common, COMMON_DFSELECT, 0);
@@ -172,6 +239,11 @@ bool virtio_setup_queue(struct virtio_dev *vd, struct virtq *vq, u16 index, u16 
 {
 	struct device *dev = &vd->pci->dma;
 
+	/* Empty first, the lock left alone: another CPU may be spinning on it. */
+	memset(&vq->ring, 0, sizeof(vq->ring));
+	vq->index = index;
+	vq->mem = NULL;
+	vq->notify = NULL;
 	wr16(vd->common, COMMON_Q_SELECT, index);
 	u16 size = rd16(vd->common, COMMON_Q_SIZE);
 	if (!size) {
@@ -184,18 +256,26 @@ bool virtio_setup_queue(struct virtio_dev *vd, struct virtq *vq, u16 index, u16 
 		size = VIRTQ_MAX;
 	while (size & (size - 1))               /* a power of two, as virtio 1.0 has it */
 		size &= (u16)(size - 1);
-	struct spinlock lock = vq->lock;        /* the caller's: set up once, held across a reset */
-	*vq = (struct virtq){ .lock = lock, .index = index, .mem_size = virtq_mem_bytes(size) };
+	u64 doorbell = (u64)rd16(vd->common, COMMON_Q_NOFF) * vd->notify_mult;
+	if (doorbell + 2 > vd->notify_len) {
+		pr_warn("virtio: %s: queue %u's doorbell at 0x%llx is outside its notify capability "
+			"(%u bytes)\n", vd->pci->name, index, doorbell, vd->notify_len);
+		return false;
+	}
+	vq->mem_size = virtq_mem_bytes(size);
 	dma_addr_t base;
 	u8 *mem = dma_alloc_coherent(dev, vq->mem_size, &base);
-	if (!mem)
+	if (!mem) {
+		pr_warn("virtio: %s: no memory for queue %u's rings\n", vd->pci->name, index);
 		return false;
+	}
 	if (!within(dev, base, vq->mem_size, "the virtqueue")) {
 		dma_free_coherent(dev, vq->mem_size, mem, base);
 		return false;
 	}
 	vq->mem = mem;
 	virtq_init(&vq->ring, mem, size);
+	vq->notify = (u16 __iomem *)(vd->notify_base + doorbell);
 	vq->desc_dma = base;
 	vq->avail_dma = base + virtq_avail_offset(size);
 	vq->used_dma = base + virtq_used_offset(size);
@@ -213,15 +293,6 @@ bool virtio_setup_queue(struct virtio_dev *vd, struct virtq *vq, u16 index, u16 
 	} else {
 		wr16(vd->common, COMMON_Q_MSIX, VIRTIO_MSI_NO_VECTOR);
 	}
-	u64 doorbell = (u64)rd16(vd->common, COMMON_Q_NOFF) * vd->notify_mult;
-	if (doorbell + 2 > vd->notify_len) {
-		pr_warn("virtio: %s: queue %u's doorbell at 0x%llx is outside its notify capability "
-			"(%u bytes)\n", vd->pci->name, index, doorbell, vd->notify_len);
-		dma_free_coherent(dev, vq->mem_size, mem, base);
-		vq->mem = NULL;
-		return false;
-	}
-	vq->notify = (u16 __iomem *)(vd->notify_base + doorbell);
 	wr16(vd->common, COMMON_Q_ENABLE, 1);
 	return true;
 }
@@ -236,6 +307,8 @@ void virtio_free_queue(struct virtio_dev *vd, struct virtq *vq)
 	if (vq->mem)
 		dma_free_coherent(&vd->pci->dma, vq->mem_size, vq->mem, vq->desc_dma);
 	vq->mem = NULL;
+	memset(&vq->ring, 0, sizeof(vq->ring));         /* nothing left pointing at it */
+	vq->notify = NULL;
 }
 
 int virtqueue_add(struct virtio_dev *vd, struct virtq *vq, const struct virtq_buf *bufs, u32 n,

@@ -21,14 +21,36 @@
  *
  * The device is not trusted. A request that is not done in
  * REQUEST_TIMEOUT_NS, a used ring the device broke (virtqueue.h), or a
- * device that sets DEVICE_NEEDS_RESET is answered the same way: reset the
- * device (from then on it touches no ring and no buffer), fail every
- * request it held, and set the queue up again. Only then does a waiter
- * unmap its buffer and return: no request's memory is left reachable from
- * the device, and none of its stack.
+ * device that sets DEVICE_NEEDS_RESET (virtio 1.1, 2.1.1) is answered the
+ * same way, by recover(): reset the device (from then on it touches no
+ * ring and no buffer), fail every request it held, and set the queue up
+ * again. Only then does a waiter unmap its buffer and return: no
+ * request's memory is left reachable from the device, and none of its
+ * stack.
  *
- * Locking: vb->vq.lock guards the queue and the slots; the swiotlb's own
- * lock is never taken while it is held.
+ * Recovery runs in thread context only, with the lock dropped around the
+ * reset (up to 1 s) and the setup: the interrupt handler and whoever
+ * reaps only note why in vb->pending and wake the waiters of the
+ * requests in flight; a waiter (or the next submitter) recovers. While
+ * vb->recovering, nobody else touches the queue: the handler reaps
+ * nothing, a submitter gets -ENOSPC (wait and retry).
+ *
+ * A disk dies, for good, when (each said once, "the disk is dead"):
+ *   - the device never acknowledges its reset: it may still DMA, so its
+ *     rings, headers and tables stay allocated for ever and its bus
+ *     mastering goes off; the requests it held fail (with bus mastering
+ *     off it can reach their buffers no more);
+ *   - it does not come back after its reset (FEATURES_OK refused, no
+ *     queue, a doorbell outside its capability, no memory): it is reset,
+ *     so its rings could be freed;
+ *   - it needed VIRTIO_BLK_RESETS_IN_A_ROW recoveries with no request
+ *     done in between, and needs one more: it is reset, and left so.
+ * A dead disk's requests fail with -EIO at once, before anything is
+ * mapped or the device is told; vb->vq.ring is then never read again.
+ *
+ * Locking: vb->vq.lock guards the queue, the slots and the recovery
+ * state (pending, recovering, dead); the swiotlb's own lock is never
+ * taken while it is held.
  */
 #include "virtio_blk.h"
 #include "apic.h"
@@ -74,6 +96,10 @@ struct virtio_blk {
 	struct virtio_blk_stats stats;
 	bool polling;                   /* waiters poll; the device is asked not to interrupt */
 	struct virtio_blk_faults faults;        /* for tests: a stuck device, a short timeout */
+	const char *pending;            /* why the device needs a recovery, not yet begun */
+	bool recovering;                /* recover() is at work: nobody else touches the queue */
+	const char *dead;               /* why the disk is dead for good, or NULL */
+	u32 resets_in_a_row;            /* recoveries since a request was last done */
 };
 
 static struct virtio_blk blk = { .faults = { .timeout_ns = REQUEST_TIMEOUT_NS } };
@@ -91,40 +117,125 @@ static void finish(struct virtio_blk_req *req, int result)
 	complete(&req->completion);
 }
 
-/*
- * Reset the device, fail every request it held with result, and set the
- * queue up again; vq.lock held (from a waiter, or the interrupt handler).
- */
-static void recover_locked(struct virtio_blk *vb, int result, const char *why)
+/* Fail every request the device held with result; vq.lock held, the device quiet. */
+static void fail_in_flight(struct virtio_blk *vb, int result)
 {
 	struct virtq_ring *q = &vb->vq.ring;
 
-	pr_err("virtio-blk: %s: %s; resetting the device\n", vb->vd.pci->name, why);
-	vb->stats.resets++;
-	virtio_reset(&vb->vd);                  /* from here it touches no ring, no buffer */
 	for (u16 head = 0; head < q->size; head++)
 		if (q->chain_len[head] && q->token[head])
 			finish(q->token[head], result);
-	virtio_free_queue(&vb->vd, &vb->vq);
-	if (!setup(vb))
-		pr_err("virtio-blk: %s: the device did not come back after its reset\n",
-		       vb->vd.pci->name);
 }
 
-/* Take what the device finished; answer a lying or stuck device with a reset. vq.lock held. */
+/* The disk is dead for good: say so once, fail what is in flight. vq.lock held. */
+static void kill_locked(struct virtio_blk *vb, const char *why)
+{
+	if (!vb->dead)
+		pr_err("virtio-blk: %s: %s; the disk is dead, every request fails with -EIO\n",
+		       vb->vd.pci->name, why);
+	vb->dead = why;
+	fail_in_flight(vb, -EIO);
+}
+
+/* setup() failed: quiet the device, then free what it was given, or keep it if it stays loud. */
+static void abandon(struct virtio_blk *vb)
+{
+	if (virtio_reset(&vb->vd))
+		virtio_free_queue(&vb->vd, &vb->vq);
+	else
+		virtio_stop_dma(&vb->vd);
+	virtio_fail(&vb->vd);
+}
+
+/*
+ * Answer vb->pending, if set and nobody else is at it: reset the device,
+ * fail what it held, set it up again (see the opening comment for when
+ * it dies instead). Thread context, vq.lock not held; counted: it counts
+ * towards VIRTIO_BLK_RESETS_IN_A_ROW and the statistics.
+ */
+static void recover(struct virtio_blk *vb, bool counted)
+{
+	u64 flags = spin_lock_irqsave(&vb->vq.lock);
+	const char *why = vb->pending;
+
+	if (!why || vb->recovering || vb->dead) {
+		if (vb->dead)
+			vb->pending = NULL;     /* nothing left to recover */
+		spin_unlock_irqrestore(&vb->vq.lock, flags);
+		return;
+	}
+	vb->recovering = true;
+	vb->stats.resets += counted;
+	bool again = !counted || ++vb->resets_in_a_row <= VIRTIO_BLK_RESETS_IN_A_ROW;
+	spin_unlock_irqrestore(&vb->vq.lock, flags);
+
+	pr_err("virtio-blk: %s: %s; resetting the device\n", vb->vd.pci->name, why);
+	bool quiet = virtio_reset(&vb->vd);
+	flags = spin_lock_irqsave(&vb->vq.lock);
+	if (!quiet) {
+		virtio_stop_dma(&vb->vd);       /* its memory stays: it may still reach it */
+		kill_locked(vb, "it never acknowledged its reset; its rings stay allocated and "
+			    "bus mastering is off");
+	} else if (!again) {
+		kill_locked(vb, "it needed too many resets in a row");
+		virtio_free_queue(&vb->vd, &vb->vq);
+	} else {
+		fail_in_flight(vb, -EIO);
+		virtio_free_queue(&vb->vd, &vb->vq);
+		spin_unlock_irqrestore(&vb->vq.lock, flags);
+		bool ok = setup(vb);            /* nobody touches the queue: recovering */
+		flags = spin_lock_irqsave(&vb->vq.lock);
+		if (!ok) {
+			spin_unlock_irqrestore(&vb->vq.lock, flags);
+			abandon(vb);            /* whatever setup() left */
+			flags = spin_lock_irqsave(&vb->vq.lock);
+			kill_locked(vb, "it did not come back after its reset");
+		}
+	}
+	vb->pending = NULL;
+	vb->recovering = false;
+	spin_unlock_irqrestore(&vb->vq.lock, flags);
+}
+
+/* Thread context: recover if it was asked for, or if the device broke the ring. */
+static void recover_if_asked(struct virtio_blk *vb)
+{
+	u64 flags = spin_lock_irqsave(&vb->vq.lock);
+
+	if (!vb->pending && !vb->dead && !vb->recovering && vb->vq.ring.broken)
+		vb->pending = vb->vq.ring.broken;
+	spin_unlock_irqrestore(&vb->vq.lock, flags);
+	recover(vb, true);
+}
+
+/*
+ * Take what the device finished; note a lying or stuck device in
+ * vb->pending and wake every waiter, one of which recovers. vq.lock held;
+ * any context.
+ */
 static void complete_used(struct virtio_blk *vb)
 {
 	struct virtio_blk_req *req;
 	u32 written;
 
+	if (vb->dead || vb->recovering)
+		return;                 /* no ring to read, or one being rebuilt */
 	while ((req = virtq_get_used(&vb->vq.ring, &written))) {
 		u8 status = vb->status[req->slot];
+		if (status == 0)
+			vb->resets_in_a_row = 0;
 		finish(req, status == 0 ? 0 : status == 2 ? -EINVAL : -EIO);
 	}
-	if (vb->vq.ring.broken)
-		recover_locked(vb, -EIO, vb->vq.ring.broken);
-	else if (virtio_status(&vb->vd) & VIRTIO_STATUS_NEEDS_RESET)
-		recover_locked(vb, -EIO, "it set DEVICE_NEEDS_RESET");
+	if (!vb->pending && vb->vq.ring.broken)
+		vb->pending = vb->vq.ring.broken;
+	else if (!vb->pending && (virtio_status(&vb->vd) & VIRTIO_STATUS_NEEDS_RESET))
+		vb->pending = "it set DEVICE_NEEDS_RESET";
+	if (!vb->pending)
+		return;
+	struct virtq_ring *q = &vb->vq.ring;
+	for (u16 head = 0; head < q->size; head++)
+		if (q->chain_len[head] && q->token[head])
+			complete(&((struct virtio_blk_req *)q->token[head])->completion);
 }
 
 static void virtio_blk_interrupt(struct trap_frame *f)
@@ -153,11 +264,10 @@ static bool setup(struct virtio_blk *vb)
 	if (!virtio_setup_queue(vd, &vb->vq, 0, QUEUE_MAX))
 		return false;
 	vb->vq.ring.avail[0] = vb->polling || vd->vector < 0 ? VIRTQ_AVAIL_F_NO_INTERRUPT : 0;
-	u8 generation;
-	do {            /* the two halves of one capacity, not of two (virtio 1.1, 4.1.4.3.1) */
-		generation = virtio_config_generation(vd);
-		vb->capacity = readl(vd->device_cfg) | (u64)readl(vd->device_cfg + 4) << 32;
-	} while (generation != virtio_config_generation(vd));
+	u32 capacity[2];                /* the two halves of one capacity, not of two */
+	if (!virtio_read_config(vd, 0, capacity, 2))
+		return false;
+	vb->capacity = capacity[0] | (u64)capacity[1] << 32;
 	virtio_driver_ok(vd);
 	return true;
 }
@@ -190,12 +300,18 @@ static bool probe(void)
 	if (!vb->tables)
 		pr_warn("virtio-blk: %s: no memory for indirect tables below its mask; direct chains\n",
 			d->name);
+#ifndef HOST_TEST
+	u32 cpu = raw_smp_processor_id();
+#else
+	u32 cpu = 0;                    /* the host tests' one CPU, which has no %gs */
+#endif
 	int v = trap_alloc_vector(virtio_blk_interrupt);
-	if (v >= 0 && pci_enable_msix(d, 0, (u8)v, raw_smp_processor_id()))
+	if (v >= 0 && pci_enable_msix(d, 0, (u8)v, cpu))
 		vb->vd.vector = v;
 	else
 		trap_free_vector(v);            /* polling: nothing may keep the vector */
 	if (!setup(vb)) {
+		abandon(vb);
 		pci_disable_msi(d);
 		trap_free_vector(vb->vd.vector);
 		vb->vd.vector = -1;
@@ -237,7 +353,8 @@ void virtio_blk_set_polling(struct virtio_blk *vb, bool polling)
 	u64 flags = spin_lock_irqsave(&vb->vq.lock);
 
 	vb->polling = polling;
-	vb->vq.ring.avail[0] = polling ? VIRTQ_AVAIL_F_NO_INTERRUPT : 0;     /* a hint the device may ignore */
+	if (vb->vq.ring.avail && !vb->recovering)       /* a hint the device may ignore */
+		vb->vq.ring.avail[0] = polling ? VIRTQ_AVAIL_F_NO_INTERRUPT : 0;
 	spin_unlock_irqrestore(&vb->vq.lock, flags);
 }
 struct device *virtio_blk_device(struct virtio_blk *vb) { return &vb->vd.pci->dma; }
@@ -307,6 +424,10 @@ static int queue_locked(struct virtio_blk *vb, struct virtio_blk_req *req)
 		bufs[n++] = (struct virtq_buf){ req->data_dma, req->len, req->type == VIRTIO_BLK_T_IN };
 	bufs[n++] = (struct virtq_buf){ vb->status_dma + slot, 1, true };
 	u32 ring_descs = indirect ? 1 : n;
+	if (vb->dead)
+		return -EIO;
+	if (vb->recovering)
+		return -ENOSPC;                 /* the queue is being rebuilt: wait and retry */
 	if (q->num_free < ring_descs)
 		return q->broken ? -EIO : -ENOSPC;      /* slot is no free descriptor: leave it be */
 	vb->hdr[slot] = (struct blk_header){ .type = req->type, .sector = req->sector };
@@ -334,13 +455,17 @@ u32 virtio_blk_submit_batch(struct virtio_blk *vb, struct virtio_blk_req *reqs, 
 	u32 mapped = 0, queued = 0;
 	int why = 0;
 
+	recover_if_asked(vb);                   /* here, in thread context */
+	if (__atomic_load_n(&vb->dead, __ATOMIC_RELAXED)) {
+		if (err)
+			*err = n ? -EIO : 0;    /* nothing mapped, nothing told */
+		return 0;
+	}
 	/* Map first (it may sleep for bounce room), then queue all under one lock round. */
 	while (mapped < n && !(why = prepare(vb, &reqs[mapped])))
 		mapped++;
 	if (mapped) {
 		u64 flags = spin_lock_irqsave(&vb->vq.lock);
-		if (vb->vq.ring.broken)
-			recover_locked(vb, -EIO, vb->vq.ring.broken);
 		int refused = 0;
 		while (queued < mapped && !(refused = queue_locked(vb, &reqs[queued])))
 			queued++;
@@ -367,44 +492,55 @@ int virtio_blk_submit(struct virtio_blk *vb, struct virtio_blk_req *req)
 	return err;
 }
 
-/* The request took too long: unless it just finished, reset the device. */
-static void timed_out(struct virtio_blk *vb, struct virtio_blk_req *req)
+/* The request took too long: unless it just finished, ask for a recovery; true if it was not. */
+static bool timed_out(struct virtio_blk *vb, struct virtio_blk_req *req)
 {
 	u64 flags = spin_lock_irqsave(&vb->vq.lock);
+	bool late = false;
 
 	complete_used(vb);
 	if (!__atomic_load_n(&req->done, __ATOMIC_ACQUIRE)) {
-		char why[80];
-		snprintf(why, sizeof(why), "a request for sector %llu not done after %llu ms",
-			 req->sector, vb->faults.timeout_ns / 1000000);
-		recover_locked(vb, -EIO, why);
-		req->result = -ETIMEDOUT;       /* ours, still on the waiter's stack */
+		static char why[80];    /* vb->pending's text: one recovery at a time, under the lock */
+		if (!vb->pending) {
+			snprintf(why, sizeof(why), "a request for sector %llu not done after %llu ms",
+				 req->sector, vb->faults.timeout_ns / 1000000);
+			vb->pending = why;
+		}
+		late = true;
 	}
 	spin_unlock_irqrestore(&vb->vq.lock, flags);
+	return late;
 }
 
 int virtio_blk_wait(struct virtio_blk *vb, struct virtio_blk_req *req)
 {
 	u64 timeout = vb->faults.timeout_ns, deadline = ktime_ns() + timeout;
+	bool late = false;
 
-	if (virtio_blk_has_irq(vb)) {
-		if (!wait_for_completion_timeout(&req->completion, timeout))
-			timed_out(vb, req);
-	} else {
-		while (!__atomic_load_n(&req->done, __ATOMIC_ACQUIRE)) {
+	while (!__atomic_load_n(&req->done, __ATOMIC_ACQUIRE)) {
+		if (__atomic_load_n(&vb->pending, __ATOMIC_RELAXED) &&
+		    !__atomic_load_n(&vb->recovering, __ATOMIC_RELAXED)) {
+			recover(vb, true);      /* finishes req, unless another thread began first */
+			continue;
+		}                               /* else wait: the recovering thread finishes req */
+		u64 now = ktime_ns();
+		if (now > deadline) {
+			late |= timed_out(vb, req);
+			deadline = now + timeout;       /* for a recovery another thread runs */
+			continue;
+		}
+		if (virtio_blk_has_irq(vb)) {
+			wait_for_completion_timeout(&req->completion, deadline - now);
+		} else {
 			u64 flags = spin_lock_irqsave(&vb->vq.lock);
 			complete_used(vb);
 			spin_unlock_irqrestore(&vb->vq.lock, flags);
-			if (__atomic_load_n(&req->done, __ATOMIC_ACQUIRE))
-				break;
-			if (ktime_ns() > deadline) {
-				timed_out(vb, req);
-				break;
-			}
 			cpu_relax();
 		}
 	}
-	/* Done, or failed after a reset: the device holds nothing of it now. */
+	/* Done, or failed after a reset or with the device's DMA off: it holds nothing of it. */
+	if (late && req->result)
+		req->result = -ETIMEDOUT;
 	unmap(vb, req);
 	return req->result;
 }
@@ -449,17 +585,17 @@ int virtio_blk_flush(struct virtio_blk *vb)
 bool virtio_blk_reset(struct virtio_blk *vb)
 {
 	/*
-	 * Under the queue's lock: an interrupt handler still running on
-	 * another CPU (it holds the lock) finishes before the ring goes, and
-	 * one that comes later finds the new, empty ring.
+	 * A recovery not counted as one: an interrupt handler still running
+	 * on another CPU (it holds the lock) finishes before recover() marks
+	 * the queue as being rebuilt; one that comes later leaves it alone.
 	 */
 	u64 flags = spin_lock_irqsave(&vb->vq.lock);
-	virtio_reset(&vb->vd);
-	virtio_free_queue(&vb->vd, &vb->vq);
-	bool ok = setup(vb);
+	if (!vb->pending)
+		vb->pending = "a reset was asked for";
 	spin_unlock_irqrestore(&vb->vq.lock, flags);
+	recover(vb, false);
 	dma_debug_device_done(&vb->vd.pci->dma);        /* nothing may be mapped across it */
-	return ok;
+	return !__atomic_load_n(&vb->dead, __ATOMIC_RELAXED);
 }
 
 void virtio_blk_set_faults(struct virtio_blk *vb, const struct virtio_blk_faults *faults)
@@ -476,3 +612,12 @@ struct virtq_ring *virtio_blk_ring(struct virtio_blk *vb)
 {
 	return &vb->vq.ring;
 }
+
+#ifdef HOST_TEST
+void virtio_blk_host_forget(void)
+{
+	blk = (struct virtio_blk){ .faults = { .timeout_ns = REQUEST_TIMEOUT_NS } };
+	probed = usable = false;
+	probe_failure = NULL;
+}
+#endif

@@ -23,6 +23,24 @@
 
 #include "types.h"
 
+#ifdef HOST_TEST
+/*
+ * Host tests (tests/host/host.c): every access goes through
+ * host_mmio_read() and host_mmio_write(), plain memory unless a test's
+ * device model claims the address (host_mmio_hook, tests/host/host.h),
+ * so a fake device can answer a write as hardware would.
+ */
+u64 host_mmio_read(const volatile void *addr, u32 size);
+void host_mmio_write(volatile void *addr, u32 size, u64 v);
+static inline u8 readb(const volatile void *a) { return (u8)host_mmio_read(a, 1); }
+static inline u16 readw(const volatile void *a) { return (u16)host_mmio_read(a, 2); }
+static inline u32 readl(const volatile void *a) { return (u32)host_mmio_read(a, 4); }
+static inline u64 readq(const volatile void *a) { return host_mmio_read(a, 8); }
+static inline void writeb(u8 v, volatile void *a) { host_mmio_write(a, 1, v); }
+static inline void writew(u16 v, volatile void *a) { host_mmio_write(a, 2, v); }
+static inline void writel(u32 v, volatile void *a) { host_mmio_write(a, 4, v); }
+static inline void writeq(u64 v, volatile void *a) { host_mmio_write(a, 8, v); }
+#else
 static inline u8 readb(const volatile void __iomem *addr)
 {
 	return *(const volatile u8 __force *)addr;
@@ -62,5 +80,7 @@ static inline void writeq(u64 v, volatile void __iomem *addr)
 {
 	*(volatile u64 __force *)addr = v;
 }
+
+#endif /* HOST_TEST */
 
 #endif

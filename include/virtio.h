@@ -52,6 +52,7 @@ struct virtio_dev {
 	u8 __iomem *common, *isr, *device_cfg, *notify_base;   /* the capabilities' registers */
 	u32 notify_mult;
 	u32 notify_len;                 /* the notify capability's length: doorbells must lie inside */
+	u32 common_len, isr_len, device_len;    /* the other capabilities' lengths */
 	u64 offered;                    /* what the device offered */
 	u64 features;                   /* negotiated */
 	int vector;                     /* MSI-X vector for queue 0; -1: polling */
@@ -67,14 +68,37 @@ bool virtio_pci_probe(struct virtio_dev *vd, struct pci_dev *pci);
 bool virtio_negotiate(struct virtio_dev *vd, u64 wanted);
 
 /*
- * Set up queue index with at most max_size entries. With vd->vector >= 0
+ * Set up queue index with at most max_size entries; on failure (said, but
+ * for no memory) the queue is left empty: size 0, no rings, no doorbell. With vd->vector >= 0
  * the queue goes to MSI-X table entry 0; if the device refuses it,
  * vd->vector becomes -1 (polling). With vd->vector < 0 it gets no vector.
  */
 bool virtio_setup_queue(struct virtio_dev *vd, struct virtq *vq, u16 index, u16 max_size);
 
 void virtio_driver_ok(struct virtio_dev *vd);
-void virtio_reset(struct virtio_dev *vd);
+
+/*
+ * Reset the device and wait (at most 1 s, polling) until it says it is
+ * reset: true then, and it touches no ring and no buffer any more. False
+ * (said): it never acknowledged, may still DMA, and everything it was
+ * given must stay allocated; virtio_stop_dma() is what is left to do.
+ */
+bool virtio_reset(struct virtio_dev *vd);
+
+/* Turn the function's bus mastering off: it can issue no more DMA (PCI 3.0, 6.2.2). */
+void virtio_stop_dma(struct virtio_dev *vd);
+
+/* Set FAILED: the driver gave up on the device (3.1.1). */
+void virtio_fail(struct virtio_dev *vd);
+
+/*
+ * Read n 32-bit words of the device configuration from off, all of one
+ * config generation (2.4.1): false (said) if they lie outside the
+ * capability, or the generation changed on every one of a few tries.
+ */
+bool virtio_read_config(struct virtio_dev *vd, u32 off, u32 *words, u32 n);
+
+/* Free the queue's rings (only once the device is reset) and leave the queue empty. */
 void virtio_free_queue(struct virtio_dev *vd, struct virtq *vq);
 u8 virtio_status(struct virtio_dev *vd);
 

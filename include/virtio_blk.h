@@ -20,6 +20,7 @@
 
 #define VIRTIO_BLK_SECTOR      512
 #define VIRTIO_BLK_MAX_REQUEST (64 * 1024)      /* bytes per request: one bounce mapping at most */
+#define VIRTIO_BLK_RESETS_IN_A_ROW 3    /* recoveries with no request done between; then it dies */
 
 struct virtio_blk_req {
 	u32 type;               /* VIRTIO_BLK_T_* */
@@ -101,11 +102,19 @@ int virtio_blk_read(struct virtio_blk *vb, u64 sector, void *buf, u32 len);
 int virtio_blk_write(struct virtio_blk *vb, u64 sector, const void *buf, u32 len);
 int virtio_blk_flush(struct virtio_blk *vb);
 
-/* Reset the device and set it up again (nothing may be in flight). */
+/*
+ * Reset the device and set it up again (nothing may be in flight); false
+ * if the disk is dead, now or before. Thread context.
+ */
 bool virtio_blk_reset(struct virtio_blk *vb);
 
 /* For tests: inject faults (see struct virtio_blk_faults); the ring itself, to lie to. */
 void virtio_blk_set_faults(struct virtio_blk *vb, const struct virtio_blk_faults *faults);
 struct virtq_ring *virtio_blk_ring(struct virtio_blk *vb);
+
+#ifdef HOST_TEST
+/* Host tests (tests/host/virtio_fake.c): forget the device; the next virtio_blk_get() probes. */
+void virtio_blk_host_forget(void);
+#endif
 
 #endif

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "format.h"
+#include "io.h"
 #include "ksyms.h"
 #include "ktest.h"
 #include "spinlock.h"
@@ -163,6 +164,34 @@ void host_map_phys(void)
 		exit(2);
 	}
 	host_phys_base = p;
+}
+
+const struct host_mmio_hook *host_mmio_hook;
+
+u64 host_mmio_read(const volatile void *addr, u32 size)
+{
+	u64 v;
+
+	if (host_mmio_hook && host_mmio_hook->read(addr, size, &v))
+		return v;
+	switch (size) {
+	case 1: return *(const volatile u8 *)addr;
+	case 2: return *(const volatile u16 *)addr;
+	case 4: return *(const volatile u32 *)addr;
+	default: return *(const volatile u64 *)addr;
+	}
+}
+
+void host_mmio_write(volatile void *addr, u32 size, u64 v)
+{
+	if (host_mmio_hook && host_mmio_hook->write(addr, size, v))
+		return;
+	switch (size) {
+	case 1: *(volatile u8 *)addr = (u8)v; break;
+	case 2: *(volatile u16 *)addr = (u16)v; break;
+	case 4: *(volatile u32 *)addr = (u32)v; break;
+	default: *(volatile u64 *)addr = v; break;
+	}
 }
 
 /* A lock taken twice by the one host thread would spin forever: stop loudly. */

@@ -45,4 +45,16 @@ size_t host_log_count(const char *needle);
  */
 int host_run_in_child(void (*fn)(void));
 
+/*
+ * A device model for io.h's readb() ... writeq() on the host: when set,
+ * every register access is offered to it first; it returns true if the
+ * address is one of its registers (and for a read, puts the value in *v).
+ * Unclaimed accesses are plain memory.
+ */
+struct host_mmio_hook {
+	bool (*read)(const volatile void *addr, u32 size, u64 *v);
+	bool (*write)(volatile void *addr, u32 size, u64 v);
+};
+extern const struct host_mmio_hook *host_mmio_hook;
+
 #endif
