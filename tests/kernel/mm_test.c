@@ -349,6 +349,41 @@ static void drain_gives_back_every_object_and_page(struct ktest *t)
 	EXPECT_TRUE(t, kmem_cache_destroy(ch.cache));
 }
 
+/*
+ * A bulk free of more objects than the magazine and the shared array hold
+ * (an RCU pass's closed files): all of them free at once, the slabs they
+ * empty back with the page allocator, the rest after a drain.
+ */
+static void bulk_free_gives_back_every_object_and_page(struct ktest *t)
+{
+	enum { N = 2000 };
+	static void *obj[N];
+	struct kmem_cache *c = kmem_cache_create("mm_test_bulk", 64, 0, 0);
+
+	ASSERT_TRUE(t, c != NULL);
+	slab_drain_all();
+	u64 free_before = nr_free_pages(NODE_ANY, -1);
+
+	for (u32 i = 0; i < N; i++) {
+		obj[i] = kmem_cache_alloc(c, 0);
+		ASSERT_TRUE(t, obj[i] != NULL);
+	}
+	u64 slabs = stats_of(c).slabs;
+
+	kmem_cache_free_bulk(c, N, obj);
+	struct kmem_cache_stats st = stats_of(c);
+	EXPECT_EQ(t, st.in_use, 0);
+	EXPECT_EQ(t, st.frees, N);
+	EXPECT_EQ(t, st.active, st.cached);
+	EXPECT_LT(t, st.slabs, slabs);          /* emptied slabs went back at once */
+	slab_drain_all();
+	st = stats_of(c);
+	EXPECT_EQ(t, st.active, 0);
+	EXPECT_EQ(t, st.slabs, 0);
+	EXPECT_EQ(t, nr_free_pages(NODE_ANY, -1), free_before);
+	EXPECT_TRUE(t, kmem_cache_destroy(c));
+}
+
 /* A single page freed on this CPU is the next one this CPU gets, without the zone. */
 static void pcp_recycles_on_its_cpu(struct ktest *t)
 {
@@ -450,6 +485,7 @@ static const struct ktest_case mm_cases[] = {
 	KTEST(a_new_slab_is_made_with_interrupts_as_the_caller_had_them),
 	KTEST(cross_cpu_free_goes_to_the_freeing_cpu),
 	KTEST(drain_gives_back_every_object_and_page),
+	KTEST(bulk_free_gives_back_every_object_and_page),
 	KTEST(pcp_recycles_on_its_cpu),
 	KTEST(pcp_drain_on_every_cpu_returns_all),
 	KTEST(deferred_init_handed_over_every_free_page),
