@@ -29,7 +29,11 @@
  * no lock: the last object freed here is the next handed out here (warm in
  * this CPU's cache). An empty magazine is refilled with batchcount objects
  * from the slabs, a full one gives its batchcount oldest (the bottom) back,
- * each under the cache lock, once per batchcount calls; the lock is held
+ * each under the cache lock, once per batchcount calls. A refill takes each
+ * slab's free objects as one run (take_objects(): the slab's count, the
+ * cache's active and the slab's list touched once a run, every freelist
+ * link checked as a single allocation checks it), as SLAB's
+ * cache_alloc_refill() did a slab at a time; the lock is held
  * only to move objects (a new slab is made, an empty one given back, and
  * a flushed object's slab looked up, with the lock dropped; a new slab
  * with interrupts as the allocation's caller had them, as SLAB's
@@ -216,6 +220,20 @@ static bool is_object_of(const struct kmem_cache *c, const struct page *slab, co
 	return ((off * c->size_reciprocal) >> 32) * c->size == off;
 }
 
+/* The same test with the slab's terms read beforehand (off: p - base, which may wrap). */
+static __always_inline bool is_object_at(u32 size, u32 reciprocal, u64 span, uintptr_t base,
+					 const void *p)
+{
+	uintptr_t at = (uintptr_t)p;
+	u64 off = at - base;
+
+	if (at < base || off >= span)
+		return false;
+	if (!reciprocal)
+		return off % size == 0;
+	return ((off * reciprocal) >> 32) * size == off;
+}
+
 /* The head page of the slab holding p, or NULL if p is in no slab. */
 static __always_inline struct page *slab_of(const void *p)
 {
@@ -249,16 +267,24 @@ static struct page *new_slab(struct kmem_cache *c)
 		slab[i].flags |= PG_SLAB;
 		slab[i].cache = c;
 	}
-	slab->inuse = 0;
-	slab->freelist = NULL;
-	for (u32 i = c->objs_per_slab; i-- > 0; ) {
-		void *obj = base + (u64)i * c->size;
+	/*
+	 * The free list in address order, built from the last object down in
+	 * locals: a refill that finds no partial slab makes one, so under the
+	 * storms this loop runs for most objects handed out.
+	 */
+	u32 size = c->size;
+	u8 *obj = base + (u64)c->objs_per_slab * size;
+	void *next = NULL;
 
-		if (c->flags & SLAB_POISON)
-			memset(obj, POISON_FREE, c->size);
-		set_next_free(obj, slab->freelist);
-		slab->freelist = obj;
+	if (c->flags & SLAB_POISON)
+		memset(base, POISON_FREE, (u64)c->objs_per_slab * size);
+	while (obj != base) {
+		obj -= size;
+		set_next_free(obj, next);
+		next = obj;
 	}
+	slab->inuse = 0;
+	slab->freelist = next;
 	return slab;
 }
 
@@ -299,7 +325,7 @@ static void check_poison(struct kmem_cache *c, u8 *obj)
 }
 
 /* Take the first free object of slab (which has one). */
-static void *take_object(struct kmem_cache *c, struct page *slab)
+__attribute__((noinline)) static void *take_object(struct kmem_cache *c, struct page *slab)
 {
 	void *obj = slab->freelist, *next = next_free(obj);
 
@@ -320,6 +346,60 @@ static void *take_object(struct kmem_cache *c, struct page *slab)
 	}
 	c->active++;
 	return obj;
+}
+
+/*
+ * obj's link, next, leaves its slab: said, and the rest of the freelist
+ * dropped (NULL, the link to use). Out of line: the refill's loop keeps its
+ * registers.
+ */
+__attribute__((cold, noinline)) static void *bad_link(struct kmem_cache *c, void *obj, void *next)
+{
+	c->poison_errors++;
+	pr_err("slab: %s: free object 0x%lx links to 0x%lx, outside its slab; "
+	       "the slab's other free objects are dropped\n", c->name, (uintptr_t)obj,
+	       (uintptr_t)next);
+	return NULL;
+}
+
+/*
+ * Up to n of slab's free objects (it has one) into objs, from the front of
+ * its freelist; how many. What n take_object()s would do, with the slab's
+ * count, the cache's and the slab's list each touched once for the run:
+ * SLAB's cache_alloc_refill() took a batch this way, a slab at a time
+ * (2.6.14: "while (slabp->inuse < cachep->num && batchcount--)", then the
+ * slab's list once). Every link is checked as take_object() checks it, so
+ * a link outside the slab drops the rest of its freelist here too.
+ */
+static u32 take_objects(struct kmem_cache *c, struct page *slab, void **objs, u32 n)
+{
+	/* is_object_of()'s terms, read once: the stores to objs could alias them. */
+	u32 size = c->size, reciprocal = c->size_reciprocal;
+	u64 span = (u64)c->objs_per_slab * size;
+	uintptr_t base = (uintptr_t)page_address(slab);
+	void *obj = slab->freelist;
+	u32 k = 0;
+
+	while (obj && k < n) {
+		void *next = next_free(obj);
+
+		if (next && !is_object_at(size, reciprocal, span, base, next))
+			next = bad_link(c, obj, next);
+		objs[k++] = obj;
+		obj = next;
+	}
+	slab->freelist = obj;
+	slab->inuse += k;
+	c->active += k;
+	if (!obj)
+		move_to(slab, &c->full);
+	if (c->flags & SLAB_POISON) {
+		for (u32 i = 0; i < k; i++) {
+			check_poison(c, objs[i]);
+			memset(objs[i], POISON_FREE, sizeof(void *));
+		}
+	}
+	return k;
 }
 
 /*
@@ -599,7 +679,7 @@ __hot_batch static u32 refill(struct kmem_cache *c, struct kmem_magazine *m, u64
 		}
 		struct page *slab = list_first_entry(&c->partial, struct page, list);
 
-		m->entry[m->avail++] = take_object(c, slab);
+		m->avail += take_objects(c, slab, &m->entry[m->avail], m->batchcount - m->avail);
 	}
 	spin_unlock(&c->lock);
 	return m->avail;

@@ -492,6 +492,148 @@ static void refill_takes_a_batch_from_the_slabs(struct ktest *t)
 	(void)p;
 }
 
+/*
+ * A refill takes each slab's free objects as one run: a slab it leaves
+ * without a free object goes to the full list, the last one stays partial
+ * with the rest, and the counts are exact (2.6.14's cache_alloc_refill(),
+ * a slab at a time). Three full slabs get 10, 20 and 40 objects back, more
+ * than a batch of 60: the refill takes 10, 20 and 30 of them.
+ */
+static void refill_takes_each_slabs_free_objects_as_one_run(struct ktest *t)
+{
+	enum { PER_SLAB = 64, N = 4 * MAG_BATCH };     /* four batches: three full slabs and 48 */
+	static const u32 given_back[3] = { 10, 20, 40 }, taken[3] = { 10, 20, 30 };
+	static void *obj[N], *got[MAG_BATCH + 1];
+	struct page *slab[3] = { 0 };
+	u32 back = 0, per_slab[3] = { 0 };
+
+	boot_cpus(false, 1);                    /* no shared array: the refill goes to the slabs */
+	struct kmem_cache *c = kmem_cache_create("refill-runs", 64, 0, 0);
+
+	ASSERT_EQ(t, c->objs_per_slab, PER_SLAB);
+	for (u32 i = 0; i < N; i++)
+		obj[i] = kmem_cache_alloc(c, 0);
+	ASSERT_EQ(t, stats_of(c).slabs, 4);
+	for (u32 i = 0, n = 0; i < N; i++) {
+		struct page *s = phys_to_page(virt_to_phys(obj[i]));
+
+		if (s->inuse < PER_SLAB) {      /* the fourth slab's 48 go back, and it with them */
+			kmem_cache_free(c, obj[i]);
+			obj[i] = NULL;
+		} else if (s != slab[0] && s != slab[1] && s != slab[2]) {
+			ASSERT_LT(t, n, 3);
+			slab[n++] = s;
+		}
+	}
+	slab_drain_all();
+	ASSERT_EQ(t, stats_of(c).slabs, 3);
+	ASSERT_EQ(t, stats_of(c).active, 3 * PER_SLAB);
+	/*
+	 * The last slab's first: each slab goes to the head of the partial
+	 * list when its first object comes back, so the list is 0, 1, 2.
+	 */
+	for (u32 k = 3; k-- > 0; ) {
+		for (u32 i = 0, n = 0; i < N && n < given_back[k]; i++) {
+			if (obj[i] && phys_to_page(virt_to_phys(obj[i])) == slab[k]) {
+				kmem_cache_free(c, obj[i]);
+				obj[i] = NULL;
+				n++;
+				back++;
+			}
+		}
+	}
+	slab_drain_all();
+	ASSERT_EQ(t, stats_of(c).active, 3 * PER_SLAB - back);
+	ASSERT_EQ(t, c->partial.next, &slab[0]->list);
+
+	got[0] = kmem_cache_alloc(c, 0);        /* empty magazine: one batch of 60 */
+	struct kmem_cache_stats st = stats_of(c);
+	EXPECT_EQ(t, st.active, 3 * PER_SLAB - back + MAG_BATCH);
+	EXPECT_EQ(t, st.in_use, 3 * PER_SLAB - back + 1);
+	EXPECT_EQ(t, st.slabs, 3);              /* no new slab: the partial ones held enough */
+	for (u32 k = 0; k < 3; k++)
+		EXPECT_EQ(t, slab[k]->inuse, PER_SLAB - given_back[k] + taken[k]);
+	EXPECT_EQ(t, slab[0]->freelist, NULL);
+	EXPECT_EQ(t, slab[1]->freelist, NULL);
+	EXPECT_NE(t, slab[2]->freelist, NULL);
+	EXPECT_EQ(t, c->partial.next, &slab[2]->list);  /* alone on the partial list */
+	EXPECT_EQ(t, slab[2]->list.next, &c->partial);
+	for (u32 i = 1; i < MAG_BATCH; i++)
+		got[i] = kmem_cache_alloc(c, 0);        /* the rest of the batch, from the magazine */
+	EXPECT_EQ(t, stats_of(c).active, 3 * PER_SLAB - back + MAG_BATCH);
+	qsort(got, MAG_BATCH, sizeof(got[0]), by_address);
+	for (u32 i = 0; i < MAG_BATCH; i++) {
+		EXPECT_TRUE(t, i == 0 || got[i] != got[i - 1]);
+		for (u32 k = 0; k < 3; k++)
+			per_slab[k] += phys_to_page(virt_to_phys(got[i])) == slab[k];
+	}
+	for (u32 k = 0; k < 3; k++)
+		EXPECT_EQ(t, per_slab[k], taken[k]);
+	got[MAG_BATCH] = kmem_cache_alloc(c, 0);        /* the last 10, then 50 of a new slab */
+	EXPECT_EQ(t, stats_of(c).slabs, 4);
+	EXPECT_EQ(t, slab[2]->inuse, PER_SLAB);
+	EXPECT_EQ(t, slab[2]->freelist, NULL);
+	for (u32 i = 0; i <= MAG_BATCH; i++)
+		kmem_cache_free(c, got[i]);
+	for (u32 i = 0; i < N; i++)
+		kmem_cache_free(c, obj[i]);     /* NULL: no-op */
+	slab_drain_all();
+	EXPECT_EQ(t, stats_of(c).active, 0);
+	EXPECT_EQ(t, stats_of(c).slabs, 0);
+	EXPECT_TRUE(t, kmem_cache_destroy(c));
+	boot(false);
+	EXPECT_STREQ(t, host_log(), "");
+}
+
+/*
+ * A refill checks every link it follows, as a single allocation does: a
+ * link out of the slab is said, the object holding it is handed out, the
+ * rest of that freelist is dropped, and the batch is made up elsewhere.
+ */
+static void refill_drops_a_freelist_past_a_bad_link(struct ktest *t)
+{
+	static void *got[MAG_BATCH];
+
+	boot_cpus(false, 1);
+	struct kmem_cache *c = kmem_cache_create("refill-bad-link", 64, 0, 0);
+	void *keep = kmem_cache_alloc(c, 0);    /* a batch of 60 of the first slab */
+	struct page *first = phys_to_page(virt_to_phys(keep));
+
+	slab_drain_all();                       /* the other 59 back: 63 free in the slab */
+	ASSERT_EQ(t, first->inuse, 1);
+	void *bad = first->freelist;
+
+	for (u32 i = 0; i < 4; i++)
+		bad = *(void **)bad;            /* the fifth free object... */
+	*(u64 *)bad = 0x1234;                   /* ...written after free over its link */
+	host_log_clear();
+	for (u32 i = 0; i < MAG_BATCH; i++) {
+		got[i] = kmem_cache_alloc(c, 0);
+		ASSERT_NE(t, got[i], NULL);
+		EXPECT_EQ(t, cache_of(got[i]), c);
+	}
+	EXPECT_TRUE(t, host_log_has("links to 0x1234, outside its slab"));
+	EXPECT_EQ(t, host_log_count("slab: "), 1);
+	EXPECT_EQ(t, c->poison_errors, 1);
+	EXPECT_EQ(t, first->inuse, 6);          /* keep and the five up to the bad link */
+	EXPECT_EQ(t, first->freelist, NULL);
+	EXPECT_EQ(t, c->partial.next, c->partial.prev);  /* the new slab's 9 left: it alone */
+	EXPECT_EQ(t, stats_of(c).slabs, 2);
+	EXPECT_EQ(t, stats_of(c).active, 1 + MAG_BATCH);
+	u32 in_first = 0;
+
+	for (u32 i = 0; i < MAG_BATCH; i++)
+		in_first += phys_to_page(virt_to_phys(got[i])) == first;
+	EXPECT_EQ(t, in_first, 5);
+	for (u32 i = 0; i < MAG_BATCH; i++)
+		kmem_cache_free(c, got[i]);
+	kmem_cache_free(c, keep);
+	slab_drain_all();                       /* the first slab goes back with its 6: the dropped are lost */
+	EXPECT_EQ(t, stats_of(c).slabs, 0);
+	EXPECT_TRUE(t, kmem_cache_destroy(c));
+	boot(false);
+}
+
 #define SHARED_LIMIT (8 * MAG_BATCH)     /* 2.6.14's shared array: 8 batches */
 
 /* Fill CPU 1's magazine with obj[0..MAG_LIMIT) (allocated on CPU 0), oldest at the bottom. */
@@ -1216,6 +1358,8 @@ static const struct ktest_case slab_cases[] = {
 	KTEST(free_into_wrong_cache_reported),
 	KTEST(magazine_recycles_lifo_on_its_cpu),
 	KTEST(refill_takes_a_batch_from_the_slabs),
+	KTEST(refill_takes_each_slabs_free_objects_as_one_run),
+	KTEST(refill_drops_a_freelist_past_a_bad_link),
 	KTEST(full_magazine_flushes_its_oldest_batch),
 	KTEST(refill_takes_the_shared_arrays_newest_batch_first),
 	KTEST(a_full_shared_array_sends_the_batch_to_the_slabs),
