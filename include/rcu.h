@@ -113,6 +113,19 @@ bool rcu_read_lock_held(void);
 /* Run func(head) after a grace period, on this CPU, in the RCU softirq. */
 void call_rcu(struct rcu_head *head, void (*func)(struct rcu_head *head));
 
+/*
+ * From an RCU callback whose last act is to free its object: leave the
+ * free to free_bulk(objs, n), with the objects other callbacks of this
+ * pass left to the same function. This CPU keeps up to RCU_BULK_MAX of
+ * them and calls free_bulk when the array is full, when a callback leaves
+ * an object to another function, when the pass ends, and before
+ * rcu_barrier()'s callback counts this CPU done. Outside a pass it frees
+ * at once. The callback has run (qlen and the invoked count say so); its
+ * object is freed before the pass ends. kernel/rcu.c says why.
+ */
+#define RCU_BULK_MAX 32
+void rcu_free_bulk(void (*free_bulk)(void **objs, u32 n), void *obj);
+
 /* Wait for a grace period (sleeps). */
 void synchronize_rcu(void);
 

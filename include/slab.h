@@ -69,6 +69,8 @@ struct kmem_cache *kmem_cache_create(const char *name, size_t size, size_t align
 bool kmem_cache_destroy(struct kmem_cache *cache);
 void *kmem_cache_alloc(struct kmem_cache *cache, unsigned alloc_flags);  /* ALLOC_* */
 void kmem_cache_free(struct kmem_cache *cache, void *obj);
+/* Free objs[0..n) of cache at once (NULLs skipped): kernel/slab.c says how. */
+void kmem_cache_free_bulk(struct kmem_cache *cache, size_t n, void **objs);
 
 void *kmalloc(size_t size, unsigned alloc_flags);
 void kfree(const void *p);

@@ -138,6 +138,11 @@ void host_step(void) __attribute__((weak));       /* NULL unless a program defin
 #define __hot __attribute__((hot))
 #define __hot_batch __attribute__((hot, noinline, section(".text.hot.batch")))
 
+/* Inlined whatever the compiler's estimate (Linux's __always_inline): a fast path's helper with a second caller. */
+#ifndef __always_inline                         /* the host's libc may have it */
+#define __always_inline inline __attribute__((always_inline))
+#endif
+
 #define container_of(ptr, type, member) \
 	((type *)((char *)(ptr) - offsetof(type, member)))
 

@@ -443,6 +443,62 @@ static void check_quiescent_state(u32 cpu, struct rcu_data *rdp)
 }
 
 /*
+ * Frees left by callbacks to the end of their pass (rcu_free_bulk()): one
+ * array per CPU, touched only by its CPU's callback pass (the softirq,
+ * which never nests on a CPU). Outside rcu_data, so the model checker's
+ * state does not carry it.
+ */
+struct rcu_bulk {
+	void (*free_bulk)(void **objs, u32 n);
+	u32 n;
+	bool in_pass;           /* do_batch() runs callbacks here */
+	void *objs[RCU_BULK_MAX];
+};
+
+static struct rcu_bulk rcu_bulks[MAX_CPUS];
+
+/* Free what this CPU's callbacks left, if anything. */
+static void bulk_flush(struct rcu_bulk *b)
+{
+	u32 n = b->n;
+
+	if (n) {
+		b->n = 0;
+		b->free_bulk(b->objs, n);
+	}
+}
+
+/* A callback pass begins on rdp's CPU: rcu_free_bulk() may keep objects. */
+static struct rcu_bulk *bulk_begin(struct rcu_data *rdp)
+{
+	struct rcu_bulk *b = &rcu_bulks[rdp - rcu_data];
+
+	b->in_pass = true;
+	return b;
+}
+
+/* It ends: what its callbacks left is freed now. */
+static void bulk_end(struct rcu_bulk *b)
+{
+	bulk_flush(b);
+	b->in_pass = false;
+}
+
+__hot_batch void rcu_free_bulk(void (*free_bulk)(void **objs, u32 n), void *obj)
+{
+	struct rcu_bulk *b = &rcu_bulks[rcu_machine_cpu()];
+
+	if (!b->in_pass) {
+		free_bulk(&obj, 1);
+		return;
+	}
+	if (b->n && (b->free_bulk != free_bulk || b->n == RCU_BULK_MAX))
+		bulk_flush(b);
+	b->free_bulk = free_bulk;
+	b->objs[b->n++] = obj;
+}
+
+/*
  * Take a callback off the done list, before it runs. Softirq context. Each
  * count goes down in one instruction (an atomic subtract): a call_rcu() in
  * an interrupt, counting up, lands before or after it, never in the middle,
@@ -537,8 +593,12 @@ __hot_batch void rcu_process_callbacks(void)
 	}
 	check_quiescent_state(cpu, rdp);
 	irq_restore(flags);
-	if (rdp->donelist)
+	if (rdp->donelist) {
+		struct rcu_bulk *bulk = bulk_begin(rdp);
+
 		do_batch(rdp);
+		bulk_end(bulk);         /* the frees its callbacks left */
+	}
 }
 
 static bool rcu_pending(struct rcu_data *rdp)
@@ -752,6 +812,7 @@ static void barrier_put(void)
 
 static void barrier_callback(struct rcu_head *head)
 {
+	bulk_flush(&rcu_bulks[smp_processor_id()]);     /* the frees of the callbacks before it */
 	barrier_put();
 }
 

@@ -29,7 +29,11 @@
  * no lock: the last object freed here is the next handed out here (warm in
  * this CPU's cache). An empty magazine is refilled with batchcount objects
  * from the slabs, a full one gives its batchcount oldest (the bottom) back,
- * each under the cache lock, once per batchcount calls; the lock is held
+ * each under the cache lock, once per batchcount calls. A refill takes each
+ * slab's free objects as one run (take_objects(): the slab's count, the
+ * cache's active and the slab's list touched once a run, every freelist
+ * link checked as a single allocation checks it), as SLAB's
+ * cache_alloc_refill() did a slab at a time; the lock is held
  * only to move objects (a new slab is made, an empty one given back, and
  * a flushed object's slab looked up, with the lock dropped; a new slab
  * with interrupts as the allocation's caller had them, as SLAB's
@@ -80,6 +84,18 @@
  *     shared array taking flushes first, that may be only at the next drain
  *     (no reaper runs): until then both copies can be handed out.
  *
+ * A bulk free (kmem_cache_free_bulk(), for a burst such as one RCU pass's
+ * closed files) fills the magazine's room, then the shared array's, and
+ * sends the rest straight to the slabs, FLUSH_CHUNK objects per lock
+ * hold, without passing through the magazine: a burst larger than the
+ * magazine costs no flush and no object is checked twice. Every object
+ * gets the checks a single free would give it at the same place (the
+ * magazine's and the shared array's without a lock, with the object before
+ * it in the array standing for the magazine's top; the slab's under the
+ * lock), so the invariants above hold as they do for kmem_cache_free().
+ * 2.6.14 had no bulk free: Linux's came in 2015 (kernel/slab.c's
+ * kmem_cache_free_bulk() says whose).
+ *
  * The order of a slab is the smallest that holds at least SLAB_MIN_OBJECTS
  * objects with at most 1/SLAB_WASTE_FRACTION of it left over, up to
  * SLAB_MAX_ORDER; small objects get order 0, 2048-byte objects order 2.
@@ -93,7 +109,7 @@
  * of that freelist is then dropped).
  *
  * Interface (slab.h): kmem_cache_create/destroy, kmem_cache_alloc/free,
- * kmalloc/kfree; slab_drain_all() and kmem_cache_drain() empty the
+ * kmem_cache_free_bulk, kmalloc/kfree; slab_drain_all() and kmem_cache_drain() empty the
  * magazines and the shared arrays; kmem_cache_get_stats() and slab_print()
  * count.
  *
@@ -204,8 +220,22 @@ static bool is_object_of(const struct kmem_cache *c, const struct page *slab, co
 	return ((off * c->size_reciprocal) >> 32) * c->size == off;
 }
 
+/* The same test with the slab's terms read beforehand (off: p - base, which may wrap). */
+static __always_inline bool is_object_at(u32 size, u32 reciprocal, u64 span, uintptr_t base,
+					 const void *p)
+{
+	uintptr_t at = (uintptr_t)p;
+	u64 off = at - base;
+
+	if (at < base || off >= span)
+		return false;
+	if (!reciprocal)
+		return off % size == 0;
+	return ((off * reciprocal) >> 32) * size == off;
+}
+
 /* The head page of the slab holding p, or NULL if p is in no slab. */
-static struct page *slab_of(const void *p)
+static __always_inline struct page *slab_of(const void *p)
 {
 	u64 pa = virt_to_phys(p);
 	struct page *page = phys_to_page(pa);
@@ -237,16 +267,24 @@ static struct page *new_slab(struct kmem_cache *c)
 		slab[i].flags |= PG_SLAB;
 		slab[i].cache = c;
 	}
-	slab->inuse = 0;
-	slab->freelist = NULL;
-	for (u32 i = c->objs_per_slab; i-- > 0; ) {
-		void *obj = base + (u64)i * c->size;
+	/*
+	 * The free list in address order, built from the last object down in
+	 * locals: a refill that finds no partial slab makes one, so under the
+	 * storms this loop runs for most objects handed out.
+	 */
+	u32 size = c->size;
+	u8 *obj = base + (u64)c->objs_per_slab * size;
+	void *next = NULL;
 
-		if (c->flags & SLAB_POISON)
-			memset(obj, POISON_FREE, c->size);
-		set_next_free(obj, slab->freelist);
-		slab->freelist = obj;
+	if (c->flags & SLAB_POISON)
+		memset(base, POISON_FREE, (u64)c->objs_per_slab * size);
+	while (obj != base) {
+		obj -= size;
+		set_next_free(obj, next);
+		next = obj;
 	}
+	slab->inuse = 0;
+	slab->freelist = next;
 	return slab;
 }
 
@@ -287,7 +325,7 @@ static void check_poison(struct kmem_cache *c, u8 *obj)
 }
 
 /* Take the first free object of slab (which has one). */
-static void *take_object(struct kmem_cache *c, struct page *slab)
+__attribute__((noinline)) static void *take_object(struct kmem_cache *c, struct page *slab)
 {
 	void *obj = slab->freelist, *next = next_free(obj);
 
@@ -308,6 +346,60 @@ static void *take_object(struct kmem_cache *c, struct page *slab)
 	}
 	c->active++;
 	return obj;
+}
+
+/*
+ * obj's link, next, leaves its slab: said, and the rest of the freelist
+ * dropped (NULL, the link to use). Out of line: the refill's loop keeps its
+ * registers.
+ */
+__attribute__((cold, noinline)) static void *bad_link(struct kmem_cache *c, void *obj, void *next)
+{
+	c->poison_errors++;
+	pr_err("slab: %s: free object 0x%lx links to 0x%lx, outside its slab; "
+	       "the slab's other free objects are dropped\n", c->name, (uintptr_t)obj,
+	       (uintptr_t)next);
+	return NULL;
+}
+
+/*
+ * Up to n of slab's free objects (it has one) into objs, from the front of
+ * its freelist; how many. What n take_object()s would do, with the slab's
+ * count, the cache's and the slab's list each touched once for the run:
+ * SLAB's cache_alloc_refill() took a batch this way, a slab at a time
+ * (2.6.14: "while (slabp->inuse < cachep->num && batchcount--)", then the
+ * slab's list once). Every link is checked as take_object() checks it, so
+ * a link outside the slab drops the rest of its freelist here too.
+ */
+static u32 take_objects(struct kmem_cache *c, struct page *slab, void **objs, u32 n)
+{
+	/* is_object_of()'s terms, read once: the stores to objs could alias them. */
+	u32 size = c->size, reciprocal = c->size_reciprocal;
+	u64 span = (u64)c->objs_per_slab * size;
+	uintptr_t base = (uintptr_t)page_address(slab);
+	void *obj = slab->freelist;
+	u32 k = 0;
+
+	while (obj && k < n) {
+		void *next = next_free(obj);
+
+		if (next && !is_object_at(size, reciprocal, span, base, next))
+			next = bad_link(c, obj, next);
+		objs[k++] = obj;
+		obj = next;
+	}
+	slab->freelist = obj;
+	slab->inuse += k;
+	c->active += k;
+	if (!obj)
+		move_to(slab, &c->full);
+	if (c->flags & SLAB_POISON) {
+		for (u32 i = 0; i < k; i++) {
+			check_poison(c, objs[i]);
+			memset(objs[i], POISON_FREE, sizeof(void *));
+		}
+	}
+	return k;
 }
 
 /*
@@ -587,7 +679,7 @@ __hot_batch static u32 refill(struct kmem_cache *c, struct kmem_magazine *m, u64
 		}
 		struct page *slab = list_first_entry(&c->partial, struct page, list);
 
-		m->entry[m->avail++] = take_object(c, slab);
+		m->avail += take_objects(c, slab, &m->entry[m->avail], m->batchcount - m->avail);
 	}
 	spin_unlock(&c->lock);
 	return m->avail;
@@ -611,10 +703,12 @@ static bool same_slab(const struct kmem_cache *c, const struct page *prev_slab, 
 
 /*
  * objs[0..n) back to their slabs: their slabs are looked up before the
- * lock and the slabs they empty given back after it. Interrupts off.
+ * lock and the slabs they empty given back after it; how many were taken
+ * (the others are reported). Interrupts off.
  */
-static void free_chunk(struct kmem_cache *c, void *const *objs, u32 n, u64 irq)
+static u32 free_chunk(struct kmem_cache *c, void *const *objs, u32 n, u64 irq)
 {
+	u32 freed = 0;
 	struct page *slabs[FLUSH_CHUNK];
 	const char *why[FLUSH_CHUNK];
 	struct list_head empty = LIST_HEAD_INIT(empty);
@@ -625,8 +719,10 @@ static void free_chunk(struct kmem_cache *c, void *const *objs, u32 n, u64 irq)
 	lock_for_batch(c, irq);
 	for (u32 i = 0; i < n; i++) {
 		why[i] = bad_free_reason(c, slabs[i], objs[i]);
-		if (!why[i])
+		if (!why[i]) {
 			put_object(c, slabs[i], objs[i], &empty);
+			freed++;
+		}
 	}
 	spin_unlock(&c->lock);
 	while (!list_empty(&empty)) {
@@ -638,6 +734,7 @@ static void free_chunk(struct kmem_cache *c, void *const *objs, u32 n, u64 irq)
 	for (u32 i = 0; i < n; i++)
 		if (why[i])
 			pr_err("slab: %s: bad free of 0x%lx: %s\n", c->name, (uintptr_t)objs[i], why[i]);
+	return freed;
 }
 
 /*
@@ -915,8 +1012,12 @@ __hot void *kmem_cache_alloc(struct kmem_cache *c, unsigned alloc_flags)
 	return obj;
 }
 
-/* Why obj cannot go into magazine m, or NULL: the checks that need no lock. */
-static const char *bad_magazine_free(const struct kmem_cache *c, const struct kmem_magazine *m,
+/*
+ * Why obj cannot go into magazine m, or NULL: the checks that need no
+ * lock. Inlined into kmem_cache_free() although the bulk free calls it
+ * too: out of line, every free of the storm's loop paid a call.
+ */
+static __always_inline const char *bad_magazine_free(const struct kmem_cache *c, const struct kmem_magazine *m,
 				     const void *obj)
 {
 	const struct page *slab = slab_of(obj);
@@ -968,6 +1069,127 @@ __hot void kmem_cache_free(struct kmem_cache *c, void *obj)
 	irq_restore(irq);
 	if (why)
 		pr_err("slab: %s: bad free of 0x%lx: %s\n", c->name, (uintptr_t)obj, why);
+}
+
+/*
+ * Why obj, the object after prev in a bulk, cannot go into a magazine or
+ * the shared array, or NULL: bad_magazine_free()'s checks, with the
+ * object before it in the bulk standing for the magazine's top.
+ */
+static const char *bad_bulk_free(const struct kmem_cache *c, const struct kmem_magazine *m,
+				 const void *prev, const void *obj)
+{
+	if (obj == prev)
+		return "already free (double free)";
+	return bad_magazine_free(c, m, obj);
+}
+
+/*
+ * objs[0..n) into the shared array, as many as it has room for after the
+ * checks; how many of objs were used (given or refused). Interrupts off.
+ */
+static u32 bulk_to_shared(struct kmem_cache *c, struct kmem_magazine *m, void **objs, u32 n,
+			  const void **prev, u64 irq)
+{
+	void *ok[FLUSH_CHUNK];
+	u32 used = 0, k = 0, room;
+
+	room = c->shared_limit - __atomic_load_n(&c->shared_avail, __ATOMIC_RELAXED);
+	while (used < n && k < MIN(room, (u32)FLUSH_CHUNK)) {
+		void *obj = objs[used++];
+		const char *why;
+
+		if (!obj)
+			continue;
+		if ((why = bad_bulk_free(c, m, *prev, obj))) {
+			pr_err("slab: %s: bad free of 0x%lx: %s\n", c->name, (uintptr_t)obj, why);
+			continue;
+		}
+		ok[k++] = obj;
+		*prev = obj;
+	}
+	if (!k)
+		return used;
+	lock_for_batch(c, irq);
+	room = MIN(k, c->shared_limit - c->shared_avail);
+	memcpy(&c->shared[c->shared_avail], ok, room * sizeof(void *));
+	c->shared_avail += room;
+	c->shared_flushes++;
+	spin_unlock(&c->lock);
+	m->frees += room;
+	if (room < k)                   /* another CPU filled it meanwhile: the rest to the slabs */
+		m->frees += free_chunk(c, &ok[room], k - room, irq);
+	return used;
+}
+
+/*
+ * Free objs[0..n), all of c, as Linux's kmem_cache_free_bulk() does
+ * (Christoph Lameter and Jesper Dangaard Brouer, 2015): interrupts go off
+ * once for the whole array, the magazine's room is filled first, then the
+ * shared array's, and the rest goes straight to the slabs, a chunk of
+ * FLUSH_CHUNK per lock hold with its slabs looked up before the lock, as
+ * SLUB's bulk free hands each slab its detached freelist at once. What
+ * goes to the slabs never passes through the magazine, so a burst of
+ * frees larger than the magazine costs no flush. NULL entries are
+ * skipped. Every check of kmem_cache_free() is made: an object freed twice
+ * in a row in the array is caught as on top of a magazine.
+ */
+__hot_batch void kmem_cache_free_bulk(struct kmem_cache *c, size_t n, void **objs)
+{
+	const void *prev = NULL;
+	const char *why;
+	size_t i = 0;
+	u64 irq;
+
+	if (!n)
+		return;
+	irq = irq_save();
+	struct kmem_magazine *m = this_magazine(c);
+
+	if (!m) {
+		for (; i < n; i++) {
+			if (objs[i] && (why = free_to_slab(c, objs[i])))
+				pr_err("slab: %s: bad free of 0x%lx: %s\n", c->name,
+				       (uintptr_t)objs[i], why);
+		}
+		irq_restore(irq);
+		return;
+	}
+	for (; i < n && m->avail < m->limit; i++) {
+		void *obj = objs[i];
+
+		if (!obj)
+			continue;
+		if ((why = bad_bulk_free(c, m, prev, obj))) {
+			pr_err("slab: %s: bad free of 0x%lx: %s\n", c->name, (uintptr_t)obj, why);
+			continue;
+		}
+		m->entry[m->avail++] = obj;
+		m->frees++;
+		prev = obj;
+	}
+	while (i < n && c->shared_limit &&
+	       __atomic_load_n(&c->shared_avail, __ATOMIC_RELAXED) < c->shared_limit)
+		i += bulk_to_shared(c, m, &objs[i], (u32)MIN(n - i, (size_t)FLUSH_CHUNK), &prev, irq);
+	while (i < n) {
+		void *chunk[FLUSH_CHUNK];
+		u32 k = 0;
+
+		for (; i < n && k < FLUSH_CHUNK; i++) {
+			if (!objs[i])
+				continue;
+			if (objs[i] == prev) {
+				pr_err("slab: %s: bad free of 0x%lx: already free (double free)\n",
+				       c->name, (uintptr_t)objs[i]);
+				continue;
+			}
+			chunk[k++] = objs[i];
+			prev = objs[i];
+		}
+		if (k)
+			m->frees += free_chunk(c, chunk, k, irq);
+	}
+	irq_restore(irq);
 }
 
 /* --- kmalloc ------------------------------------------------------------------------ */

@@ -492,6 +492,148 @@ static void refill_takes_a_batch_from_the_slabs(struct ktest *t)
 	(void)p;
 }
 
+/*
+ * A refill takes each slab's free objects as one run: a slab it leaves
+ * without a free object goes to the full list, the last one stays partial
+ * with the rest, and the counts are exact (2.6.14's cache_alloc_refill(),
+ * a slab at a time). Three full slabs get 10, 20 and 40 objects back, more
+ * than a batch of 60: the refill takes 10, 20 and 30 of them.
+ */
+static void refill_takes_each_slabs_free_objects_as_one_run(struct ktest *t)
+{
+	enum { PER_SLAB = 64, N = 4 * MAG_BATCH };     /* four batches: three full slabs and 48 */
+	static const u32 given_back[3] = { 10, 20, 40 }, taken[3] = { 10, 20, 30 };
+	static void *obj[N], *got[MAG_BATCH + 1];
+	struct page *slab[3] = { 0 };
+	u32 back = 0, per_slab[3] = { 0 };
+
+	boot_cpus(false, 1);                    /* no shared array: the refill goes to the slabs */
+	struct kmem_cache *c = kmem_cache_create("refill-runs", 64, 0, 0);
+
+	ASSERT_EQ(t, c->objs_per_slab, PER_SLAB);
+	for (u32 i = 0; i < N; i++)
+		obj[i] = kmem_cache_alloc(c, 0);
+	ASSERT_EQ(t, stats_of(c).slabs, 4);
+	for (u32 i = 0, n = 0; i < N; i++) {
+		struct page *s = phys_to_page(virt_to_phys(obj[i]));
+
+		if (s->inuse < PER_SLAB) {      /* the fourth slab's 48 go back, and it with them */
+			kmem_cache_free(c, obj[i]);
+			obj[i] = NULL;
+		} else if (s != slab[0] && s != slab[1] && s != slab[2]) {
+			ASSERT_LT(t, n, 3);
+			slab[n++] = s;
+		}
+	}
+	slab_drain_all();
+	ASSERT_EQ(t, stats_of(c).slabs, 3);
+	ASSERT_EQ(t, stats_of(c).active, 3 * PER_SLAB);
+	/*
+	 * The last slab's first: each slab goes to the head of the partial
+	 * list when its first object comes back, so the list is 0, 1, 2.
+	 */
+	for (u32 k = 3; k-- > 0; ) {
+		for (u32 i = 0, n = 0; i < N && n < given_back[k]; i++) {
+			if (obj[i] && phys_to_page(virt_to_phys(obj[i])) == slab[k]) {
+				kmem_cache_free(c, obj[i]);
+				obj[i] = NULL;
+				n++;
+				back++;
+			}
+		}
+	}
+	slab_drain_all();
+	ASSERT_EQ(t, stats_of(c).active, 3 * PER_SLAB - back);
+	ASSERT_EQ(t, c->partial.next, &slab[0]->list);
+
+	got[0] = kmem_cache_alloc(c, 0);        /* empty magazine: one batch of 60 */
+	struct kmem_cache_stats st = stats_of(c);
+	EXPECT_EQ(t, st.active, 3 * PER_SLAB - back + MAG_BATCH);
+	EXPECT_EQ(t, st.in_use, 3 * PER_SLAB - back + 1);
+	EXPECT_EQ(t, st.slabs, 3);              /* no new slab: the partial ones held enough */
+	for (u32 k = 0; k < 3; k++)
+		EXPECT_EQ(t, slab[k]->inuse, PER_SLAB - given_back[k] + taken[k]);
+	EXPECT_EQ(t, slab[0]->freelist, NULL);
+	EXPECT_EQ(t, slab[1]->freelist, NULL);
+	EXPECT_NE(t, slab[2]->freelist, NULL);
+	EXPECT_EQ(t, c->partial.next, &slab[2]->list);  /* alone on the partial list */
+	EXPECT_EQ(t, slab[2]->list.next, &c->partial);
+	for (u32 i = 1; i < MAG_BATCH; i++)
+		got[i] = kmem_cache_alloc(c, 0);        /* the rest of the batch, from the magazine */
+	EXPECT_EQ(t, stats_of(c).active, 3 * PER_SLAB - back + MAG_BATCH);
+	qsort(got, MAG_BATCH, sizeof(got[0]), by_address);
+	for (u32 i = 0; i < MAG_BATCH; i++) {
+		EXPECT_TRUE(t, i == 0 || got[i] != got[i - 1]);
+		for (u32 k = 0; k < 3; k++)
+			per_slab[k] += phys_to_page(virt_to_phys(got[i])) == slab[k];
+	}
+	for (u32 k = 0; k < 3; k++)
+		EXPECT_EQ(t, per_slab[k], taken[k]);
+	got[MAG_BATCH] = kmem_cache_alloc(c, 0);        /* the last 10, then 50 of a new slab */
+	EXPECT_EQ(t, stats_of(c).slabs, 4);
+	EXPECT_EQ(t, slab[2]->inuse, PER_SLAB);
+	EXPECT_EQ(t, slab[2]->freelist, NULL);
+	for (u32 i = 0; i <= MAG_BATCH; i++)
+		kmem_cache_free(c, got[i]);
+	for (u32 i = 0; i < N; i++)
+		kmem_cache_free(c, obj[i]);     /* NULL: no-op */
+	slab_drain_all();
+	EXPECT_EQ(t, stats_of(c).active, 0);
+	EXPECT_EQ(t, stats_of(c).slabs, 0);
+	EXPECT_TRUE(t, kmem_cache_destroy(c));
+	boot(false);
+	EXPECT_STREQ(t, host_log(), "");
+}
+
+/*
+ * A refill checks every link it follows, as a single allocation does: a
+ * link out of the slab is said, the object holding it is handed out, the
+ * rest of that freelist is dropped, and the batch is made up elsewhere.
+ */
+static void refill_drops_a_freelist_past_a_bad_link(struct ktest *t)
+{
+	static void *got[MAG_BATCH];
+
+	boot_cpus(false, 1);
+	struct kmem_cache *c = kmem_cache_create("refill-bad-link", 64, 0, 0);
+	void *keep = kmem_cache_alloc(c, 0);    /* a batch of 60 of the first slab */
+	struct page *first = phys_to_page(virt_to_phys(keep));
+
+	slab_drain_all();                       /* the other 59 back: 63 free in the slab */
+	ASSERT_EQ(t, first->inuse, 1);
+	void *bad = first->freelist;
+
+	for (u32 i = 0; i < 4; i++)
+		bad = *(void **)bad;            /* the fifth free object... */
+	*(u64 *)bad = 0x1234;                   /* ...written after free over its link */
+	host_log_clear();
+	for (u32 i = 0; i < MAG_BATCH; i++) {
+		got[i] = kmem_cache_alloc(c, 0);
+		ASSERT_NE(t, got[i], NULL);
+		EXPECT_EQ(t, cache_of(got[i]), c);
+	}
+	EXPECT_TRUE(t, host_log_has("links to 0x1234, outside its slab"));
+	EXPECT_EQ(t, host_log_count("slab: "), 1);
+	EXPECT_EQ(t, c->poison_errors, 1);
+	EXPECT_EQ(t, first->inuse, 6);          /* keep and the five up to the bad link */
+	EXPECT_EQ(t, first->freelist, NULL);
+	EXPECT_EQ(t, c->partial.next, c->partial.prev);  /* the new slab's 9 left: it alone */
+	EXPECT_EQ(t, stats_of(c).slabs, 2);
+	EXPECT_EQ(t, stats_of(c).active, 1 + MAG_BATCH);
+	u32 in_first = 0;
+
+	for (u32 i = 0; i < MAG_BATCH; i++)
+		in_first += phys_to_page(virt_to_phys(got[i])) == first;
+	EXPECT_EQ(t, in_first, 5);
+	for (u32 i = 0; i < MAG_BATCH; i++)
+		kmem_cache_free(c, got[i]);
+	kmem_cache_free(c, keep);
+	slab_drain_all();                       /* the first slab goes back with its 6: the dropped are lost */
+	EXPECT_EQ(t, stats_of(c).slabs, 0);
+	EXPECT_TRUE(t, kmem_cache_destroy(c));
+	boot(false);
+}
+
 #define SHARED_LIMIT (8 * MAG_BATCH)     /* 2.6.14's shared array: 8 batches */
 
 /* Fill CPU 1's magazine with obj[0..MAG_LIMIT) (allocated on CPU 0), oldest at the bottom. */
@@ -806,6 +948,171 @@ static void poisoned_cache_keeps_off_the_magazines(struct ktest *t)
 	(void)keep;
 }
 
+/* --- bulk free ----------------------------------------------------------------------- */
+
+/*
+ * A bulk free fills the magazine's room, then the shared array's, and
+ * sends the rest to the slabs without a flush: every object free, the
+ * counts exact, and the slabs it empties back with the page allocator.
+ */
+static void bulk_free_fills_the_magazine_the_shared_array_then_the_slabs(struct ktest *t)
+{
+	enum { N = MAG_LIMIT + SHARED_LIMIT + 3 * 64 };        /* three slabs' worth beyond */
+	static void *obj[N];
+
+	boot(false);
+	struct kmem_cache *c = kmem_cache_create("bulk", 64, 0, 0);
+	slab_drain_all();
+	u64 start = free_pages_now();
+
+	for (u32 i = 0; i < N; i++)
+		obj[i] = kmem_cache_alloc(c, 0);
+	slab_drain_all();                       /* CPU 0's magazine empty: all N handed out */
+	struct kmem_cache_stats st = stats_of(c);
+	ASSERT_EQ(t, st.in_use, N);
+	u64 slabs = st.slabs;
+
+	slab_host_cpu = 1;
+	kmem_cache_free_bulk(c, N, obj);
+	st = stats_of(c);
+	EXPECT_EQ(t, st.in_use, 0);
+	EXPECT_EQ(t, st.frees, N);
+	EXPECT_EQ(t, st.cached, MAG_LIMIT + SHARED_LIMIT);
+	EXPECT_EQ(t, st.shared, SHARED_LIMIT);
+	EXPECT_EQ(t, st.active, MAG_LIMIT + SHARED_LIMIT);     /* the rest went back to the slabs */
+	EXPECT_LT(t, st.slabs, slabs);          /* and the slabs they emptied to the page allocator */
+	/* The magazine holds the first MAG_LIMIT, the newest of them on top. */
+	EXPECT_EQ(t, kmem_cache_alloc(c, 0), obj[MAG_LIMIT - 1]);
+	kmem_cache_free(c, obj[MAG_LIMIT - 1]);
+	slab_host_cpu = 0;
+	slab_drain_all();
+	st = stats_of(c);
+	EXPECT_EQ(t, st.active, 0);
+	EXPECT_EQ(t, st.slabs, 0);
+	EXPECT_EQ(t, free_pages_now(), start);
+	EXPECT_STREQ(t, host_log(), "");
+}
+
+/*
+ * The slabs a bulk free touches leave the full list for the partial one
+ * when they get a free object, and leave the cache when they are empty.
+ */
+static void bulk_free_moves_slabs_between_the_lists(struct ktest *t)
+{
+	enum { PER_SLAB = 64 };                 /* 64-byte objects, order 0 */
+	static void *obj[4 * MAG_BATCH];        /* four refills: three slabs full, 48 of a fourth */
+
+	boot_cpus(false, 1);                    /* no shared array: what passes the magazine goes to slabs */
+	struct kmem_cache *c = kmem_cache_create("bulk-lists", 64, 0, 0);
+
+	ASSERT_EQ(t, c->objs_per_slab, PER_SLAB);
+	for (u32 i = 0; i < ARRAY_SIZE(obj); i++)
+		obj[i] = kmem_cache_alloc(c, 0);
+	ASSERT_EQ(t, stats_of(c).slabs, 4);
+	ASSERT_EQ(t, stats_of(c).cached, 0);
+	/*
+	 * Each refill's batch is handed out newest first: obj[0..60) are the
+	 * first slab's, obj[60..116) the second's, obj[116..120) the rest of
+	 * the first; the magazine takes those 120. Of the 120 that go to the
+	 * slabs, 8 are the second slab's, 64 the third's, 48 the fourth's.
+	 */
+	struct page *first = phys_to_page(virt_to_phys(obj[0]));
+	struct page *second = phys_to_page(virt_to_phys(obj[60]));
+
+	kmem_cache_free_bulk(c, ARRAY_SIZE(obj), obj);
+	struct kmem_cache_stats st = stats_of(c);
+	EXPECT_EQ(t, st.in_use, 0);
+	EXPECT_EQ(t, st.cached, MAG_LIMIT);
+	EXPECT_EQ(t, st.slabs, 2);              /* the third and the fourth went back */
+	EXPECT_EQ(t, first->inuse, PER_SLAB);   /* all of it in the magazine: still full */
+	EXPECT_EQ(t, c->full.next, &first->list);
+	EXPECT_EQ(t, second->inuse, PER_SLAB - 8);      /* full before, partial now */
+	EXPECT_EQ(t, c->partial.next, &second->list);
+	EXPECT_EQ(t, second->list.next, &c->partial);
+	kmem_cache_free_bulk(c, 0, obj);        /* nothing to do */
+	slab_drain_all();
+	EXPECT_EQ(t, stats_of(c).slabs, 0);
+	EXPECT_TRUE(t, list_empty(&c->partial));
+	EXPECT_TRUE(t, list_empty(&c->full));
+	EXPECT_TRUE(t, kmem_cache_destroy(c));
+	boot(false);
+	EXPECT_STREQ(t, host_log(), "");
+}
+
+/*
+ * An object twice in a row in the array is a double free wherever it
+ * lands: in the magazine, at the boundary between the magazine and the
+ * slabs, and among the objects that go to the slabs. It is freed once.
+ * NULL entries are skipped, and an object of another cache is refused.
+ */
+static void bulk_free_catches_a_double_free_in_a_row(struct ktest *t)
+{
+	static void *obj[MAG_LIMIT + 8], *arr[MAG_LIMIT + 16];
+	u32 n = 0;
+
+	boot_cpus(false, 1);
+	struct kmem_cache *c = kmem_cache_create("bulk-twice", 64, 0, 0);
+	struct kmem_cache *other = kmem_cache_create("bulk-other", 64, 0, 0);
+	void *stranger = kmem_cache_alloc(other, 0);
+
+	for (u32 i = 0; i < ARRAY_SIZE(obj); i++)
+		obj[i] = kmem_cache_alloc(c, 0);
+	slab_drain_all();
+	arr[n++] = obj[0];
+	arr[n++] = obj[0];                      /* in the magazine */
+	arr[n++] = NULL;
+	for (u32 i = 1; i < MAG_LIMIT; i++)
+		arr[n++] = obj[i];              /* the magazine is full after obj[MAG_LIMIT - 1] */
+	arr[n++] = obj[MAG_LIMIT - 1];          /* at the boundary: would go to its slab */
+	arr[n++] = stranger;
+	arr[n++] = obj[MAG_LIMIT];
+	arr[n++] = obj[MAG_LIMIT];              /* among those going to the slabs */
+	for (u32 i = MAG_LIMIT + 1; i < ARRAY_SIZE(obj); i++)
+		arr[n++] = obj[i];
+	kmem_cache_free_bulk(c, n, arr);
+	EXPECT_EQ(t, host_log_count("already free (double free)"), 3);
+	EXPECT_EQ(t, host_log_count("not an object of this cache"), 1);
+	struct kmem_cache_stats st = stats_of(c);
+	EXPECT_EQ(t, st.in_use, 0);
+	EXPECT_EQ(t, st.frees, ARRAY_SIZE(obj));        /* each once */
+	EXPECT_EQ(t, st.cached, MAG_LIMIT);
+	slab_drain_all();
+	EXPECT_EQ(t, stats_of(c).active, 0);
+	EXPECT_EQ(t, stats_of(c).slabs, 0);
+	kmem_cache_free(other, stranger);
+	host_log_clear();
+	EXPECT_TRUE(t, kmem_cache_destroy(c));
+	EXPECT_TRUE(t, kmem_cache_destroy(other));
+	boot(false);
+	EXPECT_STREQ(t, host_log(), "");
+}
+
+/*
+ * A SLAB_POISON cache has no magazine: a bulk free gives every object to
+ * its slab, poisoned, and the freelist walk finds an older double free
+ * that the array does not have in a row.
+ */
+static void bulk_free_on_a_poisoned_cache_keeps_its_checks(struct ktest *t)
+{
+	boot(false);
+	struct kmem_cache *c = kmem_cache_create("bulk-poison", 64, 0, SLAB_POISON);
+	void *keep = kmem_cache_alloc(c, 0);
+	void *a = kmem_cache_alloc(c, 0), *b = kmem_cache_alloc(c, 0);
+	void *arr[] = { a, b, a };
+
+	kmem_cache_free_bulk(c, ARRAY_SIZE(arr), arr);
+	EXPECT_EQ(t, host_log_count("already free (double free)"), 1);
+	struct kmem_cache_stats st = stats_of(c);
+	EXPECT_EQ(t, st.cached, 0);
+	EXPECT_EQ(t, st.active, 1);             /* keep alone */
+	EXPECT_EQ(t, ((u8 *)a)[20], POISON_FREE);
+	EXPECT_EQ(t, ((u8 *)b)[20], POISON_FREE);
+	((u8 *)b)[30] = 1;                      /* a write after free, seen at the next hand-out */
+	EXPECT_EQ(t, kmem_cache_alloc(c, 0), b);
+	EXPECT_EQ(t, c->poison_errors, 1);
+	(void)keep;
+}
+
 /* --- kmalloc --------------------------------------------------------------------------- */
 
 static void kmalloc_picks_the_right_class(struct ktest *t)
@@ -1051,6 +1358,8 @@ static const struct ktest_case slab_cases[] = {
 	KTEST(free_into_wrong_cache_reported),
 	KTEST(magazine_recycles_lifo_on_its_cpu),
 	KTEST(refill_takes_a_batch_from_the_slabs),
+	KTEST(refill_takes_each_slabs_free_objects_as_one_run),
+	KTEST(refill_drops_a_freelist_past_a_bad_link),
 	KTEST(full_magazine_flushes_its_oldest_batch),
 	KTEST(refill_takes_the_shared_arrays_newest_batch_first),
 	KTEST(a_full_shared_array_sends_the_batch_to_the_slabs),
@@ -1061,6 +1370,10 @@ static const struct ktest_case slab_cases[] = {
 	KTEST(destroy_drains_the_magazines_first),
 	KTEST(magazine_catches_a_double_free_in_a_row),
 	KTEST(poisoned_cache_keeps_off_the_magazines),
+	KTEST(bulk_free_fills_the_magazine_the_shared_array_then_the_slabs),
+	KTEST(bulk_free_moves_slabs_between_the_lists),
+	KTEST(bulk_free_catches_a_double_free_in_a_row),
+	KTEST(bulk_free_on_a_poisoned_cache_keeps_its_checks),
 	KTEST(kmalloc_picks_the_right_class),
 	KTEST(kmalloc_every_size_up_to_2048),
 	KTEST(kmalloc_large_sizes_use_pages),

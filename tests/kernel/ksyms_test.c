@@ -121,12 +121,12 @@ static void the_hot_path_is_grouped_first_in_the_text(struct ktest *t)
 	static const char *const hot[] = {
 		"file_open", "file_close", "file_close_now", "vfs_nr_files", "kmem_cache_alloc",
 		"kmem_cache_free", "call_rcu", "rcu_all_qs", "cond_resched", "strcmp",
-		"rcu_process_callbacks",
+		"rcu_process_callbacks", "kmem_cache_free_bulk", "rcu_free_bulk",
 	};
 	/* Static: the compiler may inline them into their (hot) callers, as clang does nr_files_add. */
 	static const char *const hot_static[] = {
 		"nr_files_add", "storm_loop", "direct_loop", "refill", "flush", "do_batch",
-		"file_free_rcu",
+		"file_free_rcu", "file_free_bulk",
 	};
 	u64 start = (u64)__text_hot_start, end = (u64)__text_hot_end;
 

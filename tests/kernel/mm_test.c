@@ -349,6 +349,109 @@ static void drain_gives_back_every_object_and_page(struct ktest *t)
 	EXPECT_TRUE(t, kmem_cache_destroy(ch.cache));
 }
 
+/*
+ * A bulk free of more objects than the magazine and the shared array hold
+ * (an RCU pass's closed files): all of them free at once, the slabs they
+ * empty back with the page allocator, the rest after a drain.
+ */
+static void bulk_free_gives_back_every_object_and_page(struct ktest *t)
+{
+	enum { N = 2000 };
+	static void *obj[N];
+	struct kmem_cache *c = kmem_cache_create("mm_test_bulk", 64, 0, 0);
+
+	ASSERT_TRUE(t, c != NULL);
+	slab_drain_all();
+	u64 free_before = nr_free_pages(NODE_ANY, -1);
+
+	for (u32 i = 0; i < N; i++) {
+		obj[i] = kmem_cache_alloc(c, 0);
+		ASSERT_TRUE(t, obj[i] != NULL);
+	}
+	u64 slabs = stats_of(c).slabs;
+
+	kmem_cache_free_bulk(c, N, obj);
+	struct kmem_cache_stats st = stats_of(c);
+	EXPECT_EQ(t, st.in_use, 0);
+	EXPECT_EQ(t, st.frees, N);
+	EXPECT_EQ(t, st.active, st.cached);
+	EXPECT_LT(t, st.slabs, slabs);          /* emptied slabs went back at once */
+	slab_drain_all();
+	st = stats_of(c);
+	EXPECT_EQ(t, st.active, 0);
+	EXPECT_EQ(t, st.slabs, 0);
+	EXPECT_EQ(t, nr_free_pages(NODE_ANY, -1), free_before);
+	EXPECT_TRUE(t, kmem_cache_destroy(c));
+}
+
+/*
+ * An empty magazine's refill takes each partial slab's free objects as one
+ * run (kernel/slab.c's take_objects()): three full slabs of 64 that got 10,
+ * 20 and 40 objects back give a batch of 60 as 10, 20 and 30, the first two
+ * go to the full list, the third stays partial, and no slab is made.
+ */
+static void refill_takes_each_slabs_free_objects_as_one_run(struct ktest *t)
+{
+	enum { PER_SLAB = 64, BATCH = 60, N = 4 * BATCH };
+	static const u32 given_back[3] = { 10, 20, 40 }, taken[3] = { 10, 20, 30 };
+	static void *obj[N], *got[BATCH];
+	struct page *slab[3] = { 0 };
+	u32 back = 0, per_slab[3] = { 0 };
+	struct kmem_cache *c = kmem_cache_create("mm_test_runs", 64, 0, 0);
+
+	ASSERT_TRUE(t, c != NULL);
+	ASSERT_EQ(t, c->objs_per_slab, PER_SLAB);
+	if (!c->nr_magazines)
+		KTEST_SKIP(t, "no magazines");
+	for (u32 i = 0; i < N; i++)             /* four batches: three full slabs and 48 */
+		ASSERT_TRUE(t, (obj[i] = kmem_cache_alloc(c, 0)) != NULL);
+	for (u32 i = 0, n = 0; i < N; i++) {
+		struct page *s = phys_to_page(virt_to_phys(obj[i]));
+
+		if (s->inuse < PER_SLAB) {      /* the fourth slab's go back, and it with them */
+			kmem_cache_free(c, obj[i]);
+			obj[i] = NULL;
+		} else if (s != slab[0] && s != slab[1] && s != slab[2]) {
+			ASSERT_LT(t, n, 3);
+			slab[n++] = s;
+		}
+	}
+	kmem_cache_drain(c);
+	ASSERT_EQ(t, stats_of(c).slabs, 3);
+	for (u32 k = 3; k-- > 0; ) {            /* the partial list becomes 0, 1, 2 */
+		for (u32 i = 0, n = 0; i < N && n < given_back[k]; i++) {
+			if (obj[i] && phys_to_page(virt_to_phys(obj[i])) == slab[k]) {
+				kmem_cache_free(c, obj[i]);
+				obj[i] = NULL;
+				n++;
+				back++;
+			}
+		}
+	}
+	kmem_cache_drain(c);
+	ASSERT_EQ(t, stats_of(c).active, 3 * PER_SLAB - back);
+	for (u32 i = 0; i < BATCH; i++)
+		got[i] = kmem_cache_alloc(c, 0);        /* one refill, then the magazine */
+	struct kmem_cache_stats st = stats_of(c);
+	EXPECT_EQ(t, st.active, 3 * PER_SLAB - back + BATCH);
+	EXPECT_EQ(t, st.in_use, st.active);
+	EXPECT_EQ(t, st.slabs, 3);
+	for (u32 k = 0; k < 3; k++)
+		EXPECT_EQ(t, slab[k]->inuse, PER_SLAB - given_back[k] + taken[k]);
+	EXPECT_TRUE(t, slab[0]->freelist == NULL && slab[1]->freelist == NULL);
+	EXPECT_TRUE(t, c->partial.next == &slab[2]->list && slab[2]->list.next == &c->partial);
+	for (u32 i = 0; i < BATCH; i++)
+		for (u32 k = 0; k < 3; k++)
+			per_slab[k] += phys_to_page(virt_to_phys(got[i])) == slab[k];
+	for (u32 k = 0; k < 3; k++)
+		EXPECT_EQ(t, per_slab[k], taken[k]);
+	kmem_cache_free_bulk(c, BATCH, got);
+	kmem_cache_free_bulk(c, N, obj);        /* the NULLs skipped */
+	kmem_cache_drain(c);
+	EXPECT_EQ(t, stats_of(c).slabs, 0);
+	EXPECT_TRUE(t, kmem_cache_destroy(c));
+}
+
 /* A single page freed on this CPU is the next one this CPU gets, without the zone. */
 static void pcp_recycles_on_its_cpu(struct ktest *t)
 {
@@ -450,6 +553,8 @@ static const struct ktest_case mm_cases[] = {
 	KTEST(a_new_slab_is_made_with_interrupts_as_the_caller_had_them),
 	KTEST(cross_cpu_free_goes_to_the_freeing_cpu),
 	KTEST(drain_gives_back_every_object_and_page),
+	KTEST(bulk_free_gives_back_every_object_and_page),
+	KTEST(refill_takes_each_slabs_free_objects_as_one_run),
 	KTEST(pcp_recycles_on_its_cpu),
 	KTEST(pcp_drain_on_every_cpu_returns_all),
 	KTEST(deferred_init_handed_over_every_free_page),

@@ -392,6 +392,162 @@ static void nothing_leaks(struct ktest *t)
 }
 
 /*
+ * rcu_free_bulk(): callbacks that leave their free to the end of the pass.
+ * Each object is freed once, in arrays of at most RCU_BULK_MAX, after its
+ * callback ran and before its pass ended; outside a pass, at once.
+ */
+#define BULK_ITEMS (2 * RCU_BULK_MAX + 5)
+
+struct bulk_item {
+	struct rcu_head head;
+	u32 freed;                      /* times bulk_free() had it */
+};
+
+static struct bulk_item bulk_items[BULK_ITEMS];
+static struct rcu_head bulk_watch;
+static u32 bulk_calls, bulk_most, bulk_freed, bulk_freed_at_watch;
+static u64 bulk_delay_us;               /* each bulk_free() call takes this long */
+
+static void bulk_free(void **objs, u32 n)
+{
+	udelay(bulk_delay_us);
+	for (u32 i = 0; i < n; i++)
+		((struct bulk_item *)objs[i])->freed++;
+	bulk_calls++;
+	bulk_most = MAX(bulk_most, n);
+	__atomic_add_fetch(&bulk_freed, n, __ATOMIC_RELEASE);
+}
+
+static void bulk_callback(struct rcu_head *head)
+{
+	rcu_free_bulk(bulk_free, container_of(head, struct bulk_item, head));
+}
+
+/* Queued behind the first few: their callbacks ran, their frees wait for the pass's end. */
+static void watch_callback(struct rcu_head *head)
+{
+	bulk_freed_at_watch = __atomic_load_n(&bulk_freed, __ATOMIC_ACQUIRE);
+}
+
+static void bulk_reset(u64 delay_us)
+{
+	memset(bulk_items, 0, sizeof(bulk_items));
+	bulk_calls = bulk_most = bulk_freed = 0;
+	bulk_freed_at_watch = ~0u;
+	bulk_delay_us = delay_us;
+}
+
+/* With interrupts off, so that all of them wait for the same grace period. */
+static void queue_bulk(void *arg)
+{
+	u32 n = (u32)(uintptr_t)arg;
+	u64 flags = irq_save();
+
+	for (u32 i = 0; i < n; i++) {
+		call_rcu(&bulk_items[i].head, bulk_callback);
+		if (i == 4)
+			call_rcu(&bulk_watch, watch_callback);
+	}
+	irq_restore(flags);
+}
+
+/*
+ * Under rc4 a pass runs at most 10 callbacks (its blimit), so the 70 here
+ * (the watch among them) make 7 passes, and each pass's frees go in one
+ * call at its end: 9 in the first, 10 in each other.
+ */
+static void bulk_frees_wait_for_the_end_of_their_pass(struct ktest *t)
+{
+	enum rcu_mode before = rcu_mode();
+	u32 passes = (BULK_ITEMS + 1 + 9) / 10;
+
+	rcu_barrier();
+	rcu_set_mode(RCU_MODE_RC4);
+	bulk_reset(0);
+	run_on(nr_cpus - 1, queue_bulk, (void *)(uintptr_t)BULK_ITEMS);
+	rcu_barrier();
+	rcu_set_mode(before);
+	EXPECT_EQ(t, bulk_freed, BULK_ITEMS);
+	for (u32 i = 0; i < BULK_ITEMS; i++)
+		EXPECT_EQ(t, bulk_items[i].freed, 1);
+	EXPECT_EQ(t, bulk_calls, passes);
+	EXPECT_EQ(t, bulk_most, 10);
+	EXPECT_EQ(t, bulk_freed_at_watch, 0);   /* five callbacks ran before it, none freed yet */
+	/* Outside a pass: at once. */
+	bulk_reset(0);
+	rcu_free_bulk(bulk_free, &bulk_items[0]);
+	EXPECT_EQ(t, bulk_items[0].freed, 1);
+	EXPECT_EQ(t, bulk_most, 1);
+}
+
+/*
+ * rcu_barrier() returns once the callbacks queued before it ran and the
+ * frees they left are done, even those of the same pass as its own
+ * callback. The waiter is on another CPU than the callbacks, and looks
+ * there (a thread on their CPU could run only after their pass); the frees
+ * take long (20 ms), so a waiter woken before them would see none. The queuing CPU holds interrupts off
+ * until rcu_barrier()'s request to queue its callback is pending: the
+ * call-function IPI comes before the tick (a higher vector), so both land
+ * on the list together, and run in one pass.
+ */
+struct bulk_barrier {
+	volatile bool queued, barrier_called, done;
+	u32 freed;                      /* frees done when rcu_barrier() returned, read there */
+};
+
+static void queue_bulk_then_wait_for_barrier(void *arg)
+{
+	struct bulk_barrier *bb = arg;
+	u64 flags = irq_save();
+
+	for (u32 i = 0; i < 5; i++)
+		call_rcu(&bulk_items[i].head, bulk_callback);
+	bb->queued = true;
+	while (!bb->barrier_called)
+		cpu_relax();
+	udelay(2000);                   /* the barrier's IPI is sent meanwhile */
+	irq_restore(flags);
+}
+
+static void barrier_there(void *arg)
+{
+	struct bulk_barrier *bb = arg;
+
+	while (!bb->queued)
+		cpu_relax();
+	bb->barrier_called = true;
+	rcu_barrier();
+	bb->freed = __atomic_load_n(&bulk_freed, __ATOMIC_ACQUIRE);
+	bb->done = true;
+}
+
+static void rcu_barrier_waits_for_the_bulk_frees(struct ktest *t)
+{
+	u32 waiter, callbacks;
+
+	if (!two_cpus(&waiter, &callbacks))
+		KTEST_SKIP(t, "one CPU");
+	for (u32 round = 0; round < 3; round++) {
+		struct bulk_barrier bb = { 0 };
+
+		rcu_barrier();
+		bulk_reset(20000);
+		struct thread *q = thread_create("bulk-queue", queue_bulk_then_wait_for_barrier, &bb,
+						 callbacks);
+		ASSERT_TRUE(t, q != NULL);
+		run_on(waiter, barrier_there, &bb);
+		thread_join(q);
+		EXPECT_TRUE(t, bb.done);
+		EXPECT_EQ(t, bb.freed, 5);
+		if (bb.freed != 5)
+			ktest_log(t, "round %u: rcu_barrier() returned with %u of 5 frees done",
+				  round, bb.freed);
+	}
+	rcu_barrier();
+	bulk_delay_us = 0;
+}
+
+/*
  * rcutorture in short: no reader may see a grace period end under it, not
  * even one tick early (long reads span ticks), with callbacks queued on
  * every CPU. At least TORTURE_PIPE_LEN grace periods, the fewest in which
@@ -930,6 +1086,8 @@ static const struct ktest_case rcu_cases[] = {
 	KTEST(cond_resched_is_a_quiescent_state_under_fqs),
 	KTEST(fqs_passes_stop_at_the_time_budget),
 	KTEST(synchronize_rcu_returns_and_barrier_flushes),
+	KTEST(bulk_frees_wait_for_the_end_of_their_pass),
+	KTEST(rcu_barrier_waits_for_the_bulk_frees),
 	KTEST(a_stalled_grace_period_names_the_cpu_holding_it),
 	KTEST(reader_holds_up_the_callback),
 	KTEST(synchronize_rcu_waits_for_an_older_reader),
