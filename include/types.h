@@ -143,6 +143,9 @@ void host_step(void) __attribute__((weak));       /* NULL unless a program defin
 #define __always_inline inline __attribute__((always_inline))
 #endif
 
+/* Never inlined (Linux's noinline): a slow path kept out of its fast caller's code. */
+#define __noinline __attribute__((noinline))
+
 #define container_of(ptr, type, member) \
 	((type *)((char *)(ptr) - offsetof(type, member)))
 

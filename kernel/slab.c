@@ -325,7 +325,7 @@ static void check_poison(struct kmem_cache *c, u8 *obj)
 }
 
 /* Take the first free object of slab (which has one). */
-__attribute__((noinline)) static void *take_object(struct kmem_cache *c, struct page *slab)
+static __noinline void *take_object(struct kmem_cache *c, struct page *slab)
 {
 	void *obj = slab->freelist, *next = next_free(obj);
 
