@@ -538,6 +538,13 @@ int virtio_blk_wait(struct virtio_blk *vb, struct virtio_blk_req *req)
 			cpu_relax();
 		}
 	}
+	/*
+	 * finish() stores done, then calls complete() on req's completion, all
+	 * under vq.lock: seeing done, another CPU may still be inside it. Once
+	 * we hold the lock it has left, and req (on our stack) is ours again.
+	 */
+	u64 flags = spin_lock_irqsave(&vb->vq.lock);
+	spin_unlock_irqrestore(&vb->vq.lock, flags);
 	/* Done, or failed after a reset or with the device's DMA off: it holds nothing of it. */
 	if (late && req->result)
 		req->result = -ETIMEDOUT;
