@@ -344,11 +344,11 @@ $(B)/fuzz-replay/obj/%.o: %.c $(wildcard include/*.h tests/host/*.h)
 	$(Q)$(HOSTCC) $(FUZZ_CFLAGS) -fsanitize=address,undefined -fno-sanitize-recover=all -c $< -o $@
 
 define fuzz_rules
-$(B)/fuzz/$1: $(call fuzz_src,$1) tests/fuzz/fuzz.h $(FUZZ_LIB:%.c=$(B)/fuzz/obj/%.o)
+$(B)/fuzz/$1: $(call fuzz_src,$1) $(wildcard tests/fuzz/*.h) $(FUZZ_LIB:%.c=$(B)/fuzz/obj/%.o)
 	$$(quiet) FUZZLD $$@
 	$$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) $(call fuzz_def,$1) -fsanitize=fuzzer,address,undefined \
 		$(call fuzz_src,$1) $(FUZZ_LIB:%.c=$(B)/fuzz/obj/%.o) -ldl -o $$@
-$(B)/fuzz-replay/$1: $(call fuzz_src,$1) tests/fuzz/fuzz.h tests/fuzz/replay.c \
+$(B)/fuzz-replay/$1: $(call fuzz_src,$1) $(wildcard tests/fuzz/*.h) tests/fuzz/replay.c \
 		$(FUZZ_LIB:%.c=$(B)/fuzz-replay/obj/%.o)
 	$$(quiet) HOSTLD $$@
 	$$(Q)$(HOSTCC) $(FUZZ_CFLAGS) $(call fuzz_def,$1) -fsanitize=address,undefined \
