@@ -15,7 +15,9 @@
  *      are domains, not our node IDs), if it covers every node's domain
  *      and is sane there (10 on the diagonal, > 10 elsewhere), else 10
  *      local / 20 remote.
- * Without an SRAT all of it collapses to node 0.
+ * Without an SRAT, or with one whose memory ranges of two domains
+ * overlap (as Linux, which would put a byte on two nodes), all of it
+ * collapses to node 0.
  */
 #include "numa.h"
 #include "format.h"
@@ -297,6 +299,26 @@ static void count_nodes(struct numa_layout *nl)
 			nl->nr_nodes = id + 1;
 }
 
+/*
+ * Do memory ranges of two domains overlap? A byte in both would be on two
+ * nodes. Linux (arch/x86/mm/numa.c, numa_cleanup_meminfo(): "node %d
+ * [mem ...] overlaps with node %d") refuses such an SRAT and falls back
+ * to one node; so does testbed, naming the first overlap.
+ */
+static bool srat_domains_overlap(const struct srat_info *srat)
+{
+	for (u32 i = 0; i < srat->nmem; i++)
+		for (u32 j = 0; j < i; j++) {
+			const struct srat_mem *a = &srat->mem[i], *b = &srat->mem[j];
+			if (a->pxm == b->pxm || a->end <= b->base || b->end <= a->base)
+				continue;
+			pr_warn("numa: SRAT: [mem 0x%llx-0x%llx] is in domains %u and %u; using one node\n",
+				MAX(a->base, b->base), MIN(a->end, b->end) - 1, b->pxm, a->pxm);
+			return true;
+		}
+	return false;
+}
+
 void numa_build(struct numa_layout *nl, const struct madt_info *madt,
 		const struct srat_info *srat, const struct slit_info *slit,
 		const struct memmap *map, const char *why_no_srat, u32 bsp_apic_id)
@@ -304,6 +326,10 @@ void numa_build(struct numa_layout *nl, const struct madt_info *madt,
 	memset(nl, 0, sizeof(*nl));
 	add_cpus(nl, madt, bsp_apic_id);
 	nl->from_srat = srat && (srat->ncpus || srat->nmem);
+	if (nl->from_srat && srat_domains_overlap(srat)) {
+		nl->from_srat = false;
+		why_no_srat = "the SRAT gives memory to two domains";
+	}
 	if (nl->from_srat) {
 		from_srat(nl, srat);
 	} else {
