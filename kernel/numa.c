@@ -107,13 +107,23 @@ static void add_cpus(struct numa_layout *nl, const struct madt_info *madt, u32 b
 		pr_warn("numa: %u enabled CPUs past MAX_CPUS (%d) not used\n", dropped, MAX_CPUS);
 }
 
-/* Add [base, end) to a node's ranges, merging with a touching one. */
+/*
+ * Add [base, end) to a node's ranges, merging with those it touches: the
+ * ranges stay sorted, apart and not touching.
+ */
 static void node_add_range(struct numa_node *nd, int id, u64 base, u64 end)
 {
 	for (u32 i = 0; i < nd->nmem; i++) {
 		if (base <= nd->mem[i].end && nd->mem[i].base <= end) {
 			nd->mem[i].base = MIN(nd->mem[i].base, base);
 			nd->mem[i].end = MAX(nd->mem[i].end, end);
+			/* Wider, it may reach the ranges after it: they join it. */
+			while (i + 1 < nd->nmem && nd->mem[i + 1].base <= nd->mem[i].end) {
+				nd->mem[i].end = MAX(nd->mem[i].end, nd->mem[i + 1].end);
+				memmove(&nd->mem[i + 1], &nd->mem[i + 2],
+					(nd->nmem - i - 2) * sizeof(nd->mem[0]));
+				nd->nmem--;
+			}
 			return;
 		}
 	}

@@ -206,6 +206,21 @@ static void srat_ranges_of_two_domains_overlapping_mean_one_node(struct ktest *t
 				    "using one node\n"));
 }
 
+/* A range that joins two of its node's ranges makes them one (numa_build fuzz oracle). */
+static void a_range_bridging_two_of_a_node_merges_them(struct ktest *t)
+{
+	reset();
+	add_cpu(0, true, 0);
+	add_mem(0, G, 0);
+	add_mem(2 * G, 3 * G, 0);
+	add_mem(G / 2, 5 * G / 2, 0);
+	add_ram(0, 3 * G, E820_USABLE);
+	numa_build(&nl, &madt, &srat, NULL, &map, NULL, 0);
+	ASSERT_EQ(t, nl.nodes[0].nmem, 1);
+	EXPECT_EQ(t, nl.nodes[0].mem[0].base, 0);
+	EXPECT_EQ(t, nl.nodes[0].mem[0].end, 3 * G);
+}
+
 static void no_srat_means_one_node_with_everything(struct ktest *t)
 {
 	reset();
@@ -354,6 +369,7 @@ static const struct ktest_case numa_cases[] = {
 	KTEST(cpu_missing_from_srat_goes_to_node_0),
 	KTEST(ram_outside_srat_joins_the_nearest_node),
 	KTEST(srat_ranges_of_two_domains_overlapping_mean_one_node),
+	KTEST(a_range_bridging_two_of_a_node_merges_them),
 	KTEST(no_srat_means_one_node_with_everything),
 	KTEST(no_madt_means_one_cpu),
 	KTEST(large_proximity_domains_are_renumbered),
