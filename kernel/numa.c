@@ -10,7 +10,9 @@
  *   3. each CPU joins the node of its APIC ID's SRAT entry (node 0, with a
  *      warning, if it has none); each SRAT memory range joins its node;
  *   4. usable RAM no SRAT range covers joins the node whose memory is
- *      nearest in address (a warning names the range);
+ *      nearest in address (a warning names the range), as an orphan
+ *      range, or past NUMA_MAX_ORPHANS of them as one of its ranges, so
+ *      numa_node_of_addr() finds every usable byte's node;
  *   5. distances from the SLIT, read by proximity domain (its localities
  *      are domains, not our node IDs), if it covers every node's domain
  *      and is sane there (10 on the diagonal, > 10 elsewhere), else 10
@@ -254,6 +256,8 @@ static void place_ram(struct numa_layout *nl, const struct memmap *map)
 				if (nl->norphans < NUMA_MAX_ORPHANS) {
 					nl->orphan[nl->norphans] = (struct numa_range){ pos, next };
 					nl->orphan_node[nl->norphans++] = (u8)node;
+				} else {        /* no room to keep it apart: it joins the node's ranges */
+					node_add_range(&nl->nodes[node], node, pos, next);
 				}
 				nl->nodes[node].present = true;
 			}

@@ -221,6 +221,29 @@ static void a_range_bridging_two_of_a_node_merges_them(struct ktest *t)
 	EXPECT_EQ(t, nl.nodes[0].mem[0].end, 3 * G);
 }
 
+/*
+ * More pieces of RAM outside the SRAT than NUMA_MAX_ORPHANS: each is still
+ * on the node its bytes were counted for (numa_build fuzz oracle).
+ */
+static void ram_outside_srat_past_the_orphan_limit_keeps_its_node(struct ktest *t)
+{
+	const u64 M = 1UL << 20;
+
+	reset();
+	add_cpu(0, true, 0);
+	add_cpu(1, true, 1);
+	for (u64 i = 0; i <= NUMA_MAX_ORPHANS; i++)
+		add_mem((2 * i + 1) * M, (2 * i + 2) * M, 0);
+	add_mem(G, 2 * G, 1);
+	add_ram(0, 2 * G, E820_USABLE);
+	numa_build(&nl, &madt, &srat, NULL, &map, NULL, 0);
+	EXPECT_EQ(t, nl.norphans, NUMA_MAX_ORPHANS);
+	for (u64 i = 0; i <= NUMA_MAX_ORPHANS; i++)
+		EXPECT_EQ(t, numa_node_of_addr(&nl, 2 * i * M), 0);
+	EXPECT_EQ(t, numa_node_of_addr(&nl, G - 4096), 0);      /* the last piece, a tie: node 0 */
+	EXPECT_EQ(t, nl.nodes[0].ram_bytes + nl.nodes[1].ram_bytes, 2 * G);
+}
+
 static void no_srat_means_one_node_with_everything(struct ktest *t)
 {
 	reset();
@@ -370,6 +393,7 @@ static const struct ktest_case numa_cases[] = {
 	KTEST(ram_outside_srat_joins_the_nearest_node),
 	KTEST(srat_ranges_of_two_domains_overlapping_mean_one_node),
 	KTEST(a_range_bridging_two_of_a_node_merges_them),
+	KTEST(ram_outside_srat_past_the_orphan_limit_keeps_its_node),
 	KTEST(no_srat_means_one_node_with_everything),
 	KTEST(no_madt_means_one_cpu),
 	KTEST(large_proximity_domains_are_renumbered),
