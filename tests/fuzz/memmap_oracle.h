@@ -73,8 +73,14 @@ static inline bool memmap_oracle_kept_in(const struct memmap *out, u64 base, u64
 	return base >= end;
 }
 
-/* Check the sanitized map against the n entries given (see above). */
-static inline void memmap_oracle(const struct memmap_entry *given, u32 n, const struct memmap *map)
+/*
+ * Check the sanitized map against the n entries given (see above). With
+ * all_kept false the map had no room for every entry of another type
+ * (more than MMAP_MAX of them: memmap_from_boot() keeps those first), so
+ * that some are lost is not checked.
+ */
+static inline void memmap_oracle(const struct memmap_entry *given, u32 n, const struct memmap *map,
+				 bool all_kept)
 {
 	static struct memmap again;
 
@@ -95,7 +101,8 @@ static inline void memmap_oracle(const struct memmap_entry *given, u32 n, const 
 	}
 	for (u32 j = 0; j < n; j++) {
 		const struct memmap_entry *g = &given[j];
-		if (g->type == E820_USABLE || g->base >= g->end || g->base >= PHYS_ADDR_MAX)
+		if (!all_kept || g->type == E820_USABLE || g->base >= g->end ||
+		    g->base >= PHYS_ADDR_MAX)
 			continue;
 		u64 base = ALIGN_DOWN(g->base, 4096UL);
 		u64 end = g->end > PHYS_ADDR_MAX - 4096 ? PHYS_ADDR_MAX : ALIGN_UP(g->end, 4096UL);
