@@ -304,7 +304,7 @@ sim-plot: $(B)/sim/rcu_sim | plot-deps
 # (tests/fuzz/corpus/TARGET/) with gcc and the same sanitizers.
 
 FUZZ_TARGETS := mb2 memmap acpi_root madt srat slit mcfg hpet fadt dmar ivrs spcr dsdt_s5 cmdline format \
-	swiotlb_slots virtqueue virtio_blk
+	swiotlb_slots virtqueue virtio_blk numa_build usb_kbd
 ACPI_TABLES  := madt srat slit mcfg hpet fadt dmar ivrs spcr
 FUZZ_SECONDS ?= 60
 FUZZ_CC      ?= clang
@@ -349,13 +349,13 @@ $(B)/fuzz-replay/obj/%.o: %.c $(wildcard include/*.h tests/host/*.h)
 	$(Q)$(HOSTCC) $(FUZZ_CFLAGS) -fsanitize=address,undefined -fno-sanitize-recover=all -c $< -o $@
 
 define fuzz_rules
-$(B)/fuzz/$1: $(call fuzz_src,$1) tests/fuzz/fuzz.h $(FUZZ_LIB:%.c=$(B)/fuzz/obj/%.o) \
+$(B)/fuzz/$1: $(call fuzz_src,$1) $(wildcard tests/fuzz/*.h) $(FUZZ_LIB:%.c=$(B)/fuzz/obj/%.o) \
 		$(patsubst %.c,$(B)/fuzz/obj/%.o,$(call fuzz_own,$1))
 	$$(quiet) FUZZLD $$@
 	$$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) $(call fuzz_def,$1) -fsanitize=fuzzer,address,undefined \
 		$(call fuzz_src,$1) $(FUZZ_LIB:%.c=$(B)/fuzz/obj/%.o) \
 		$(patsubst %.c,$(B)/fuzz/obj/%.o,$(call fuzz_own,$1)) -ldl -o $$@
-$(B)/fuzz-replay/$1: $(call fuzz_src,$1) tests/fuzz/fuzz.h tests/fuzz/replay.c \
+$(B)/fuzz-replay/$1: $(call fuzz_src,$1) $(wildcard tests/fuzz/*.h) tests/fuzz/replay.c \
 		$(FUZZ_LIB:%.c=$(B)/fuzz-replay/obj/%.o) \
 		$(patsubst %.c,$(B)/fuzz-replay/obj/%.o,$(call fuzz_own,$1))
 	$$(quiet) HOSTLD $$@

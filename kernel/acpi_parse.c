@@ -857,12 +857,36 @@ int acpi_parse_dmar(const void *table, size_t len, struct dmar_info *out)
 	return problems;
 }
 
+/* What an IVRS block callback needs: the result, and the blocks to look back on. */
+struct ivrs_walk {
+	struct ivrs_info *v;
+	const u8 *first;        /* the first block: those before the current one are whole */
+};
+
+static bool is_ivhd(const u8 *e, u16 elen)
+{
+	return (e[0] == 0x10 || e[0] == 0x11 || e[0] == 0x40) && elen >= IVHD_MIN_LEN;
+}
+
+/*
+ * Did an IVHD block before e describe the IOMMU at base? Past MAX_IVHD
+ * this is how a dropped IOMMU, listed once per IVHD type, is counted once.
+ */
+static bool ivhd_seen_before(const u8 *first, const u8 *e, u64 base)
+{
+	for (const u8 *b = first; b < e; b += rd16(b + 2))
+		if (is_ivhd(b, rd16(b + 2)) && rd64(b + 8) == base)
+			return true;
+	return false;
+}
+
 static void ivrs_block(const u8 *e, u16 elen, void *out)
 {
-	struct ivrs_info *v = out;
+	struct ivrs_walk *w = out;
+	struct ivrs_info *v = w->v;
 	u64 base;
 
-	if ((e[0] != 0x10 && e[0] != 0x11 && e[0] != 0x40) || elen < IVHD_MIN_LEN)
+	if (!is_ivhd(e, elen))
 		return;         /* IVMD blocks (0x20-0x22) and unknown types */
 	v->nivhd++;
 	base = rd64(e + 8);
@@ -870,7 +894,8 @@ static void ivrs_block(const u8 *e, u16 elen, void *out)
 		if (v->iommu_base[i] == base)
 			return;
 	if (v->niommus == MAX_IVHD) {
-		v->niommus_dropped++;
+		if (!ivhd_seen_before(w->first, e, base))
+			v->niommus_dropped++;
 		return;
 	}
 	v->iommu_base[v->niommus++] = base;
@@ -886,7 +911,8 @@ int acpi_parse_ivrs(const void *table, size_t len, struct ivrs_info *out)
 	if (!tlen)
 		return -1;
 	out->ivinfo = rd32(t + 36);
-	problems = walk_u16_structs(t, IVRS_BLOCKS, tlen, "IVRS", ivrs_block, out);
+	problems = walk_u16_structs(t, IVRS_BLOCKS, tlen, "IVRS", ivrs_block,
+				    &(struct ivrs_walk){ out, t + IVRS_BLOCKS });
 	report_dropped("IVRS", "IOMMUs", out->niommus_dropped, out->niommus, "MAX_IVHD",
 		       MAX_IVHD, "");
 	return problems;

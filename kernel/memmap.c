@@ -10,7 +10,9 @@
  * then turns whatever the firmware said into sorted, disjoint, page-aligned
  * ranges: see the comment above it. Entries of zero
  * length are dropped; an entry whose end does not fit in 64 bits is dropped
- * with a warning.
+ * with a warning. Past MMAP_MAX entries usable ones give way: a new usable
+ * entry is dropped, a new entry of another type takes the last usable
+ * entry's place (memory lost, never memory the firmware kept handed out).
  */
 #include "memmap.h"
 #include "kstring.h"
@@ -73,6 +75,25 @@ static void add(struct memmap *map, u64 base, u64 len, u32 type)
 		pr_warn("memmap: range at 0x%llx of 0x%llx bytes wraps past 2^64; dropped\n",
 			base, len);
 		return;
+	}
+	if (map->n == MMAP_MAX && type != E820_USABLE) {
+		/*
+		 * No room. Dropping usable memory only loses it, but a dropped
+		 * reserved range leaves any usable entry around it usable: it
+		 * takes the last usable entry's place, if there is one.
+		 */
+		u32 victim = MMAP_MAX;
+		for (u32 i = 0; i < MMAP_MAX; i++)
+			if (map->e[i].type == E820_USABLE)
+				victim = i;
+		if (victim < MMAP_MAX) {
+			pr_warn("memmap: more than %u ranges; usable 0x%llx+0x%llx dropped to keep "
+				"%s 0x%llx+0x%llx\n", MMAP_MAX, map->e[victim].base,
+				map->e[victim].end - map->e[victim].base, e820_type_name(type), base, len);
+			memmove(&map->e[victim], &map->e[victim + 1],
+				(MMAP_MAX - 1 - victim) * sizeof(map->e[0]));
+			map->n--;
+		}
 	}
 	if (map->n == MMAP_MAX) {
 		pr_warn("memmap: more than %u ranges; 0x%llx+0x%llx dropped\n", MMAP_MAX,

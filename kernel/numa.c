@@ -10,12 +10,16 @@
  *   3. each CPU joins the node of its APIC ID's SRAT entry (node 0, with a
  *      warning, if it has none); each SRAT memory range joins its node;
  *   4. usable RAM no SRAT range covers joins the node whose memory is
- *      nearest in address (a warning names the range);
+ *      nearest in address (a warning names the range), as an orphan
+ *      range, or past NUMA_MAX_ORPHANS of them as one of its ranges, so
+ *      numa_node_of_addr() finds every usable byte's node;
  *   5. distances from the SLIT, read by proximity domain (its localities
  *      are domains, not our node IDs), if it covers every node's domain
  *      and is sane there (10 on the diagonal, > 10 elsewhere), else 10
  *      local / 20 remote.
- * Without an SRAT all of it collapses to node 0.
+ * Without an SRAT, or with one whose memory ranges of two domains
+ * overlap (as Linux, which would put a byte on two nodes), all of it
+ * collapses to node 0.
  */
 #include "numa.h"
 #include "format.h"
@@ -105,13 +109,23 @@ static void add_cpus(struct numa_layout *nl, const struct madt_info *madt, u32 b
 		pr_warn("numa: %u enabled CPUs past MAX_CPUS (%d) not used\n", dropped, MAX_CPUS);
 }
 
-/* Add [base, end) to a node's ranges, merging with a touching one. */
+/*
+ * Add [base, end) to a node's ranges, merging with those it touches: the
+ * ranges stay sorted, apart and not touching.
+ */
 static void node_add_range(struct numa_node *nd, int id, u64 base, u64 end)
 {
 	for (u32 i = 0; i < nd->nmem; i++) {
 		if (base <= nd->mem[i].end && nd->mem[i].base <= end) {
 			nd->mem[i].base = MIN(nd->mem[i].base, base);
 			nd->mem[i].end = MAX(nd->mem[i].end, end);
+			/* Wider, it may reach the ranges after it: they join it. */
+			while (i + 1 < nd->nmem && nd->mem[i + 1].base <= nd->mem[i].end) {
+				nd->mem[i].end = MAX(nd->mem[i].end, nd->mem[i + 1].end);
+				memmove(&nd->mem[i + 1], &nd->mem[i + 2],
+					(nd->nmem - i - 2) * sizeof(nd->mem[0]));
+				nd->nmem--;
+			}
 			return;
 		}
 	}
@@ -242,6 +256,8 @@ static void place_ram(struct numa_layout *nl, const struct memmap *map)
 				if (nl->norphans < NUMA_MAX_ORPHANS) {
 					nl->orphan[nl->norphans] = (struct numa_range){ pos, next };
 					nl->orphan_node[nl->norphans++] = (u8)node;
+				} else {        /* no room to keep it apart: it joins the node's ranges */
+					node_add_range(&nl->nodes[node], node, pos, next);
 				}
 				nl->nodes[node].present = true;
 			}
@@ -297,6 +313,26 @@ static void count_nodes(struct numa_layout *nl)
 			nl->nr_nodes = id + 1;
 }
 
+/*
+ * Do memory ranges of two domains overlap? A byte in both would be on two
+ * nodes. Linux (arch/x86/mm/numa.c, numa_cleanup_meminfo(): "node %d
+ * [mem ...] overlaps with node %d") refuses such an SRAT and falls back
+ * to one node; so does testbed, naming the first overlap.
+ */
+static bool srat_domains_overlap(const struct srat_info *srat)
+{
+	for (u32 i = 0; i < srat->nmem; i++)
+		for (u32 j = 0; j < i; j++) {
+			const struct srat_mem *a = &srat->mem[i], *b = &srat->mem[j];
+			if (a->pxm == b->pxm || a->end <= b->base || b->end <= a->base)
+				continue;
+			pr_warn("numa: SRAT: [mem 0x%llx-0x%llx] is in domains %u and %u; using one node\n",
+				MAX(a->base, b->base), MIN(a->end, b->end) - 1, b->pxm, a->pxm);
+			return true;
+		}
+	return false;
+}
+
 void numa_build(struct numa_layout *nl, const struct madt_info *madt,
 		const struct srat_info *srat, const struct slit_info *slit,
 		const struct memmap *map, const char *why_no_srat, u32 bsp_apic_id)
@@ -304,6 +340,10 @@ void numa_build(struct numa_layout *nl, const struct madt_info *madt,
 	memset(nl, 0, sizeof(*nl));
 	add_cpus(nl, madt, bsp_apic_id);
 	nl->from_srat = srat && (srat->ncpus || srat->nmem);
+	if (nl->from_srat && srat_domains_overlap(srat)) {
+		nl->from_srat = false;
+		why_no_srat = "the SRAT gives memory to two domains";
+	}
 	if (nl->from_srat) {
 		from_srat(nl, srat);
 	} else {

@@ -1418,6 +1418,29 @@ static void ivrs_counts_iommus_not_ivhd_blocks(struct ktest *t)
 	free(v);
 }
 
+/*
+ * Past MAX_IVHD, an IOMMU listed twice (0x11 and 0x40, as firmware does)
+ * is still one IOMMU dropped, not two (found by the ivrs fuzz oracle).
+ */
+static void ivrs_dropped_iommus_counted_once(struct ktest *t)
+{
+	struct synth s;
+	u32 len;
+	u8 *v;
+
+	synth_begin(&s, "IVRS", 2, 48);
+	for (u64 i = 0; i < MAX_IVHD + 2; i++) {
+		synth_ivrs_ivhd(&s, 0x11, 0xfd000000 + i * 0x80000);
+		synth_ivrs_ivhd(&s, 0x40, 0xfd000000 + i * 0x80000);
+	}
+	v = synth_end(&s, &len);
+	ASSERT_EQ(t, acpi_parse_ivrs(v, len, &ivrs), 0);
+	EXPECT_EQ(t, ivrs.nivhd, 2 * (MAX_IVHD + 2));
+	EXPECT_EQ(t, ivrs.niommus, MAX_IVHD);
+	EXPECT_EQ(t, ivrs.niommus_dropped, 2);
+	free(v);
+}
+
 /* The one fact line, for each thing the registers can say. */
 static void iommu_fact_lines(struct ktest *t)
 {
@@ -1508,6 +1531,7 @@ static const struct ktest_case acpi_cases[] = {
 	KTEST(iommu_fact_lines),
 	KTEST(dmar_units_flags_and_width),
 	KTEST(ivrs_counts_iommus_not_ivhd_blocks),
+	KTEST(ivrs_dropped_iommus_counted_once),
 	KTEST(big_server_512_x2apic_cpus_on_8_nodes_boot_cpu_last),
 	KTEST(boot_cpu_missing_from_the_madt_is_cpu_0),
 	KTEST(boot_cpu_past_max_cpus_is_still_cpu_0),

@@ -194,6 +194,31 @@ static void more_than_max_entries_bounded(struct ktest *t)
 	EXPECT_TRUE(t, host_log_has("0x10000000+0x100000 dropped\n"));
 }
 
+/*
+ * Past MMAP_MAX a reserved range still gets in, in place of the last
+ * usable one: dropped, it would leave the usable range around it usable
+ * (found by the mb2 fuzz oracle).
+ */
+static void reserved_range_past_max_entries_kept(struct ktest *t)
+{
+	enum { N = MMAP_MAX + 1 };
+	struct mb2_mmap_entry *e = malloc(N * sizeof(*e));
+
+	ASSERT_TRUE(t, e != NULL);
+	for (u32 i = 0; i < MMAP_MAX; i++)
+		e[i] = (struct mb2_mmap_entry){ (u64)i << 20, 1 << 20, E820_USABLE, 0 };
+	e[MMAP_MAX] = (struct mb2_mmap_entry){ 0x10000, 0x1000, E820_RESERVED, 0 };
+	reset();
+	set_e820(e, N);
+	free(e);
+	EXPECT_EQ(t, memmap_from_boot(&bi, &map), MMAP_MAX);
+	EXPECT_RANGE(t, MMAP_MAX - 1, 0x10000, 0x11000, E820_RESERVED);
+	EXPECT_RANGE(t, MMAP_MAX - 2, (u64)(MMAP_MAX - 2) << 20, (u64)(MMAP_MAX - 1) << 20,
+		     E820_USABLE);
+	EXPECT_TRUE(t, host_log_has("memmap: more than 256 ranges; usable 0xff00000+0x100000 "
+				    "dropped to keep reserved 0x10000+0x1000\n"));
+}
+
 static void map_rebuilt_from_scratch(struct ktest *t)
 {
 	reset();
@@ -456,6 +481,7 @@ static const struct ktest_case memmap_cases[] = {
 	KTEST(e820_range_up_to_last_byte_kept),
 	KTEST(e820_preferred_over_efi_and_meminfo),
 	KTEST(more_than_max_entries_bounded),
+	KTEST(reserved_range_past_max_entries_kept),
 	KTEST(map_rebuilt_from_scratch),
 	KTEST(efi_used_without_e820),
 	KTEST(efi_types_converted),

@@ -184,6 +184,66 @@ static void ram_outside_srat_joins_the_nearest_node(struct ktest *t)
 	EXPECT_TRUE(t, host_log_has("[mem 0x140000000-0x17fffffff] is in no SRAT range; giving it to node 1"));
 }
 
+/*
+ * Memory two domains both claim would be on two nodes: the SRAT is not
+ * believed and there is one node, as in Linux (found by the numa_build
+ * fuzz oracle: every usable byte on exactly one node).
+ */
+static void srat_ranges_of_two_domains_overlapping_mean_one_node(struct ktest *t)
+{
+	reset();
+	add_cpu(0, true, 0);
+	add_cpu(1, true, 1);
+	add_mem(0, 2 * G, 0);
+	add_mem(G, 3 * G, 1);                      /* 1G-2G in both */
+	add_ram(0, 3 * G, E820_USABLE);
+	numa_build(&nl, &madt, &srat, NULL, &map, NULL, 0);
+	EXPECT_FALSE(t, nl.from_srat);
+	ASSERT_EQ(t, nl.nr_nodes, 1);
+	EXPECT_EQ(t, nl.nodes[0].ram_bytes, 3 * G);
+	EXPECT_EQ(t, numa_node_of_addr(&nl, G + 4096), 0);
+	EXPECT_TRUE(t, host_log_has("numa: SRAT: [mem 0x40000000-0x7fffffff] is in domains 0 and 1; "
+				    "using one node\n"));
+}
+
+/* A range that joins two of its node's ranges makes them one (numa_build fuzz oracle). */
+static void a_range_bridging_two_of_a_node_merges_them(struct ktest *t)
+{
+	reset();
+	add_cpu(0, true, 0);
+	add_mem(0, G, 0);
+	add_mem(2 * G, 3 * G, 0);
+	add_mem(G / 2, 5 * G / 2, 0);
+	add_ram(0, 3 * G, E820_USABLE);
+	numa_build(&nl, &madt, &srat, NULL, &map, NULL, 0);
+	ASSERT_EQ(t, nl.nodes[0].nmem, 1);
+	EXPECT_EQ(t, nl.nodes[0].mem[0].base, 0);
+	EXPECT_EQ(t, nl.nodes[0].mem[0].end, 3 * G);
+}
+
+/*
+ * More pieces of RAM outside the SRAT than NUMA_MAX_ORPHANS: each is still
+ * on the node its bytes were counted for (numa_build fuzz oracle).
+ */
+static void ram_outside_srat_past_the_orphan_limit_keeps_its_node(struct ktest *t)
+{
+	const u64 M = 1UL << 20;
+
+	reset();
+	add_cpu(0, true, 0);
+	add_cpu(1, true, 1);
+	for (u64 i = 0; i <= NUMA_MAX_ORPHANS; i++)
+		add_mem((2 * i + 1) * M, (2 * i + 2) * M, 0);
+	add_mem(G, 2 * G, 1);
+	add_ram(0, 2 * G, E820_USABLE);
+	numa_build(&nl, &madt, &srat, NULL, &map, NULL, 0);
+	EXPECT_EQ(t, nl.norphans, NUMA_MAX_ORPHANS);
+	for (u64 i = 0; i <= NUMA_MAX_ORPHANS; i++)
+		EXPECT_EQ(t, numa_node_of_addr(&nl, 2 * i * M), 0);
+	EXPECT_EQ(t, numa_node_of_addr(&nl, G - 4096), 0);      /* the last piece, a tie: node 0 */
+	EXPECT_EQ(t, nl.nodes[0].ram_bytes + nl.nodes[1].ram_bytes, 2 * G);
+}
+
 static void no_srat_means_one_node_with_everything(struct ktest *t)
 {
 	reset();
@@ -331,6 +391,9 @@ static const struct ktest_case numa_cases[] = {
 	KTEST(sparse_apic_ids_keep_madt_order),
 	KTEST(cpu_missing_from_srat_goes_to_node_0),
 	KTEST(ram_outside_srat_joins_the_nearest_node),
+	KTEST(srat_ranges_of_two_domains_overlapping_mean_one_node),
+	KTEST(a_range_bridging_two_of_a_node_merges_them),
+	KTEST(ram_outside_srat_past_the_orphan_limit_keeps_its_node),
 	KTEST(no_srat_means_one_node_with_everything),
 	KTEST(no_madt_means_one_cpu),
 	KTEST(large_proximity_domains_are_renumbered),
