@@ -264,6 +264,14 @@ def reset_tree(tree, files):
         shutil.copy2(os.path.join(ROOT, "build", path), target, follow_symlinks=False)
 
 
+def read_json(path):
+    """run.py's records in path; none if it wrote none."""
+    if not os.path.exists(path):
+        return []
+    with open(path) as f:
+        return json.load(f)
+
+
 def run(cmd, tree, timeout=None):
     return subprocess.run(cmd, cwd=tree, capture_output=True, text=True,
                           timeout=timeout)
@@ -280,8 +288,8 @@ def failures(records):
     """The failed records, each 'hang' or 'fail': a hang is a boot that
     did not end in time, and a case it cut short (it was running, no
     result); a case that said "not ok" failed, whatever came after it."""
-    hung = {r['boot'] for r in records if r['status'] == 'fail' and not r['suite']
-            and re.search(r'(^|; )hang: ', r['reason'])}
+    hung = {r['boot'] for r in records if r['status'] == 'fail'       # on the boot, or on
+            and re.search(r'(^|; )hang: ', r['reason'])}              # the case it cut short
     found = []
     for r in records:
         if r['status'] != 'fail':
@@ -370,7 +378,7 @@ def run_tests(tree, name, headers, specs):
             run(['python3', 'tests/run.py', 'test', '--matrix', 'tests/matrix',
                  '--only', only, '--json', out] + (['--filter', glob] if glob else []),
                 tree, timeout=900)
-            found = json.load(open(out)) if os.path.exists(out) else []
+            found = read_json(out)
             if not found:
                 raise MutantError(f'"{spec}" picks no matrix boot: fix its "# run:" line')
             records += found
@@ -378,7 +386,7 @@ def run_tests(tree, name, headers, specs):
             run(['python3', 'tests/run.py', 'test', '--matrix', '/dev/null', '--host',
                  'build/host/unit', '--filter', rest or 'all', '--json', out], tree,
                 timeout=600)
-            found = json.load(open(out)) if os.path.exists(out) else []
+            found = read_json(out)
             if not found:
                 raise MutantError(f'"{spec}" picks no host test: fix its "# run:" line')
             records += found
@@ -393,7 +401,7 @@ def run_tests(tree, name, headers, specs):
                 f.write(f'{name}-{i} {topology} bios {timeout} pass{plus}{flags} {args}\n')
         run(['python3', 'tests/run.py', 'test', '--matrix', matrix, '--json', out], tree,
             timeout=600)
-        records += json.load(open(out)) if os.path.exists(out) else []
+        records += read_json(out)
     return records
 
 

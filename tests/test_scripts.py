@@ -250,6 +250,15 @@ class MutantKillTest(unittest.TestCase):
         _, line, killed = self.verdict('rcu.a', [self.case('rcu', 'a')], expect='hang')
         self.assertFalse(killed, line)
 
+    def test_a_hang_said_on_the_case_alone_is_a_hang(self):
+        # run.py puts the boot's hang on the case it cut short when it knows which
+        hung = [self.case('smp', 'lost', reason='hang: no exit after 20 s in this case; '
+                          'case 1 did not finish: plan 1..2 but only 0 results')]
+        _, line, killed = self.verdict('smp.lost', hung)
+        self.assertFalse(killed)
+        self.assertIn('(a hang)', line)
+        self.assertTrue(self.verdict('smp.lost', hung, expect='hang')[2])
+
     def test_a_case_that_said_not_ok_kills_though_the_boot_hung_later(self):
         records = [self.case('apic', 'tick', reason=''),
                    self.case(None, 'boot', reason='plan 1..3 but only 1 result; hang: no exit')]
