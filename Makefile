@@ -98,7 +98,9 @@ define check_c
 	$(Q)$(CHECK) $(CHECKFLAGS) $<
 endef
 
-# Pure modules that also build for the host, and their unit tests.
+# Modules that also build for the host, and their unit tests: the pure
+# ones, and the virtio drivers, whose registers and DMA memory the host
+# tests give them through a fake PCI function (tests/host/virtio_fake.c).
 # One name a line: a new module is one more line. A name that is no file
 # fails the build (no wildcard to drop it quietly).
 HOST_MODULES := \
