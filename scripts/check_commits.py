@@ -14,11 +14,15 @@ them ("rcu", "tests/run.py", "slab, vm", "make bench"), at most 32
 characters; the whole subject at most 72; `Revert "..."` subjects as git
 writes them are accepted. The body must exist; its lines are at most 72
 characters, except a line that starts with blanks (quoted output, a
-command), holds a URL, or is one unbroken word. Merges are not checked.
+command), holds a URL, or is one unbroken word. A merge after MERGE_BASE
+(three earlier merges landed with subjects of 74-80 characters) keeps to
+the same widths; its subject need not name a subsystem ("Merge branch
+x: what it brings"), and a body is not required.
 
 A commit that moves a gated ratio of tests/bench-baseline.json (make
 bench-compare's baseline: a value changed, added or dropped) names each
 such ratio in its body: a baseline follows a change someone can point to.
+A merge names each value that is neither of its parents'.
 
 Usage: scripts/check_commits.py [--base REV] [REV-RANGE-END]
 Exits 1 and names each offending commit with what is wrong.
@@ -30,6 +34,7 @@ import subprocess
 import sys
 
 BASE = 'b44b004f29f081bce03463d8bf61ac8ecfa9a0af'
+MERGE_BASE = '363781b86a828a3c50c792ca763def7eba64a920'
 SUBJECT_MAX = 72
 PREFIX_MAX = 32
 BODY_WIDTH = 72
@@ -38,14 +43,15 @@ REVERT = re.compile(r'^Revert "')
 TRAILER = re.compile(r'^[A-Z][\w-]+: ')       # Signed-off-by:, Fixes:, Link: ...
 
 
-def problems(message):
-    """What is wrong with one commit message (a list of sentences)."""
+def problems(message, merge=False):
+    """What is wrong with one commit message (a list of sentences); of a
+    merge's, only the widths."""
     lines = message.rstrip('\n').split('\n')
     subject = lines[0]
     found = []
     if len(subject) > SUBJECT_MAX:
         found.append(f'subject is {len(subject)} characters (at most {SUBJECT_MAX})')
-    if not REVERT.match(subject):
+    if not merge and not REVERT.match(subject):
         match = PREFIX.match(subject)
         if not match:
             found.append('subject is not "subsystem: what changed"')
@@ -57,7 +63,7 @@ def problems(message):
     if len(lines) > 1 and lines[1].strip():
         found.append('second line is not blank')
     body = lines[2:]
-    if not any(line.strip() for line in body):
+    if not merge and not any(line.strip() for line in body):
         found.append('no body: say why, and what was measured and how')
     for number, line in enumerate(body, 3):
         if len(line) <= BODY_WIDTH:
@@ -103,9 +109,10 @@ def git(*args):
     return subprocess.run(['git', *args], capture_output=True, text=True, check=True).stdout
 
 
-def commits(base, head):
-    """[(hash, message)] of the non-merge commits in base..head, oldest first."""
-    out = git('log', '--no-merges', '--reverse', '-z', '--format=%H%n%B', f'{base}..{head}')
+def commits(base, head, kind='--no-merges'):
+    """[(hash, message)] of the non-merge commits (kind '--merges': the
+    merges) in base..head, oldest first."""
+    out = git('log', kind, '--reverse', '-z', '--format=%H%n%B', f'{base}..{head}')
     result = []
     for record in filter(None, out.split('\0')):
         sha, _, message = record.lstrip('\n').partition('\n')
@@ -136,13 +143,25 @@ def main(argv=None):
         print(f'commits: shallow clone without the base: checking after {base[:12]}')
     bad = 0
     checked = commits(base, args.head)
-    touched = set(git('log', '--format=%H', f'{base}..{args.head}', '--', BASELINE).split())
-    for sha, message in checked:
-        found = problems(message)
+    try:
+        git('cat-file', '-e', MERGE_BASE + '^{commit}')
+        merge_base = MERGE_BASE
+    except subprocess.CalledProcessError:       # a shallow clone without it
+        merge_base = base
+    merges = commits(merge_base, args.head, '--merges')
+    touched = set(git('log', '-m', '--format=%H', f'{base}..{args.head}', '--',
+                      BASELINE).split())
+    for sha, message in checked + merges:
+        merge = (sha, message) in merges
+        found = problems(message, merge)
         if sha in touched:
             body = message.split('\n', 2)[2] if message.count('\n') >= 2 else ''
-            unnamed = unnamed_baseline_moves(file_at(f'{sha}^', BASELINE),
-                                             file_at(sha, BASELINE), body)
+            # A merge names only the values it set itself: what a parent
+            # brought was named in that parent's own commit.
+            unnamed = set.intersection(*(set(unnamed_baseline_moves(
+                file_at(f'{sha}^{parent}', BASELINE), file_at(sha, BASELINE), body))
+                for parent in ((1, 2) if merge else (1,))))
+            unnamed = sorted(unnamed)
             if unnamed:
                 found.append(f'moves {BASELINE} without naming {", ".join(unnamed)} '
                              'in its body')
@@ -151,7 +170,7 @@ def main(argv=None):
             print(f'commit {sha[:12]} "{message.splitlines()[0][:60]}":')
             for sentence in found:
                 print(f'  {sentence}')
-    print(f'commits: {len(checked)} after {args.base[:12]} checked, '
+    print(f'commits: {len(checked)} after {args.base[:12]} and {len(merges)} merges checked, '
           f'{bad} not in Linux\'s form')
     return 1 if bad else 0
 

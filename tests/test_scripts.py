@@ -499,6 +499,16 @@ class CommitFormTest(unittest.TestCase):
         self.assertTrue(any('prefix' in p for p in
                             check_commits.problems(f'{prefix}: x\n\nWhy.\n')))
 
+    def test_a_merge_keeps_to_the_widths_only(self):
+        self.assertEqual(check_commits.problems('Merge branch bulk-free: frees in bulk\n',
+                                                merge=True), [])
+        long_merge = 'Merge branch fuzz-oracles: every fuzz target checks its output, in full too'
+        self.assertEqual(check_commits.problems(long_merge + '\n', merge=True),
+                         [f'subject is {len(long_merge)} characters (at most 72)'])
+        self.assertIn('body line 3 is 80 characters (wrap at 72)',
+                      check_commits.problems('Merge branch x\n\n' + 'word ' * 16 + '\n',
+                                             merge=True))
+
 
 def tearDownModule():
     for folder in KEPT:
