@@ -14,7 +14,8 @@
  * for the rest of the boot, in one line, and every call is let through
  * from then on, as Linux's dma-debug does when it runs out of entries
  * ("DMA-API: debugging out of memory - disabling", lib/dma-debug.c, Joerg
- * Roedel, 2008; kernel/dma/debug.c today grows its pool first).
+ * Roedel, merged for 2.6.30 in 2009; kernel/dma/debug.c today grows its
+ * pool first). docs/dma.md says where testbed departs from it.
  */
 #include "dma_debug.h"
 #include "cmdline.h"
