@@ -33,12 +33,14 @@ as a whole (its session, its expected lines, its exit code), or "boot"
 for any boot of its own "# run:" lines that fails as a whole (a panic
 before the tests). Words in parentheses after a name are a note.
 
-First every distinct "# run:" and "# escapes:" line runs once on the
-clean tree and must pass there: a line that fails without the bug would
-"kill" every mutant that uses it. Then each worker (one per core) copies
-the tree once, with its build, to build/mutants/worker-N, and for each
-mutant it takes, longest first: applies the patch, builds (only what the
-patch touches is rebuilt), runs its lines, prints
+Every distinct "# run:" and "# escapes:" line runs once on the clean
+tree and must pass there: a line that fails without the bug would "kill"
+every mutant that uses it, so such a mutant is "not judged" and make
+mutants fails. The clean runs go first in the one queue of work, the
+mutants after them, longest first, so no core waits for the last clean
+run. Each worker (one per core) copies the tree once, with its build, to
+build/mutants/worker-N, and for each mutant it takes: applies the patch,
+builds (only what the patch touches is rebuilt), runs its lines, prints
 
     mutant NAME: killed by SUITE.CASE
     mutant NAME: SURVIVED
@@ -323,11 +325,17 @@ def killer_of(records, names=None, expect='fail', own_boots=()):
 
 
 @functools.lru_cache(maxsize=None)
-def matrix_timeouts():
-    """The longest timeout the matrix gives each topology (read once)."""
+def matrix_boots():
+    """tests/matrix's boots by name (read once)."""
     path = os.path.join(ROOT, 'tests', 'matrix')
+    return {boot.name: boot for boot in runner.parse_matrix(runner.read_text(path), path)}
+
+
+@functools.lru_cache(maxsize=None)
+def matrix_timeouts():
+    """The longest timeout the matrix gives each topology."""
     longest = {}
-    for boot in runner.parse_matrix(runner.read_text(path), path):
+    for boot in matrix_boots().values():
         longest[boot.topology] = max(longest.get(boot.topology, 0), int(boot.timeout))
     return longest
 
@@ -412,7 +420,7 @@ def try_mutant(path, trees):
         name, headers, files = read_mutant(path)
     except MutantError as error:
         return os.path.basename(path), f'mutant {error}', False
-    tree = trees.get()
+    tree = trees.take()
     started = time.monotonic()
     try:
         apply(tree, files)
@@ -456,10 +464,48 @@ def try_mutant(path, trees):
             trees.put(tree)
 
 
+class Trees:
+    """The workers' own copies of the tree, made when first needed: a
+    worker that finds none free copies a new one (at most one per worker,
+    since each holds one while it runs a mutant)."""
+
+    def __init__(self, ready=()):
+        self.free, self.made, self.lock = queue.Queue(), 0, threading.Lock()
+        for tree in ready:
+            self.free.put(tree)
+
+    def take(self):
+        try:
+            return self.free.get_nowait()
+        except queue.Empty:
+            with self.lock:
+                tree = os.path.join(SCRATCH, f'worker-{self.made}')
+                self.made += 1
+            copy_tree(tree)
+            return tree
+
+    def put(self, tree):
+        self.free.put(tree)
+
+
 # Roughly how long a mutant's runs take, by kind, in seconds: the longest
 # start first, so that no long one is left for one worker at the end.
 COST = {'matrix': 12, 'check-rcu': 8, 'story': 6, 'story-icount': 6, 'pair': 5,
         'single': 5, 'host': 3, 'sim': 2}
+
+
+def spec_cost(spec, headers):
+    """Roughly the seconds a "# run:" line takes: by kind; a matrix boot
+    under UEFI, or with a session typing into it, takes longer."""
+    if headers.get('expect') == 'hang' or 'timeout' in headers:
+        return int(headers.get('timeout', 60))
+    kind, _, rest = spec.partition(' ')
+    cost = COST.get(kind.split('+')[0], 5)
+    if kind == 'matrix':
+        boot = matrix_boots().get(rest.split(' ')[0])
+        cost += 4 * (boot is not None and boot.firmware == 'uefi') + \
+            4 * (boot is not None and bool(boot.session))
+    return cost
 
 
 def expected_cost(path):
@@ -467,9 +513,7 @@ def expected_cost(path):
         _, headers, _ = read_mutant(path)
     except MutantError:
         return 0
-    if headers.get('expect') == 'hang' or 'timeout' in headers:
-        return int(headers.get('timeout', 60))
-    return sum(COST.get(spec.split(' ', 1)[0].split('+')[0], 5) for spec in headers['run'])
+    return sum(spec_cost(spec, headers) for spec in headers['run'])
 
 
 SELECTION_MAX = 200             # of test='s 255 characters, for one shared clean boot
@@ -506,9 +550,11 @@ def shared_boots(specs):
     return runs
 
 
-def clean_runs(paths, jobs):
-    """Run every distinct "# run:" and "# escapes:" line of these mutants
-    once on the clean tree; the lines that fail there, as messages."""
+def clean_runs(paths):
+    """The clean-tree runs of these mutants' distinct "# run:" and
+    "# escapes:" lines, each a function that runs it and returns what
+    failed as [(line, message)]: lines that differ only in test= share a
+    boot (shared_boots())."""
     specs = {}
     for path in paths:
         try:
@@ -530,29 +576,39 @@ def clean_runs(paths, jobs):
             except (MutantError, subprocess.TimeoutExpired) as error:
                 return str(error)
 
-    def run_clean(item):
-        index, (spec, headers, members) = item
+    def run_clean(index, spec, headers, members):
         killer = run_one(f'clean-{index}', spec, headers)
         if not killer:
             return []
         if len(members) == 1:
-            return [f'mutants: "# run: {spec}" fails on the clean tree: {killer}']
+            return [(spec, f'mutants: "# run: {spec}" fails on the clean tree: {killer}')]
         found = []              # the shared boot failed: each line alone says which
         for number, member in enumerate(members):
             killer = run_one(f'clean-{index}-{number}', member, headers)
             if killer:
-                found.append(f'mutants: "# run: {member}" fails on the clean tree: {killer}')
+                found.append((member, f'mutants: "# run: {member}" fails on the clean '
+                              f'tree: {killer}'))
         return found
 
-    started = time.monotonic()
-    with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
-        broken = [line for lines in pool.map(run_clean, enumerate(shared_boots(specs)))
-                  for line in lines]
-    print(f'mutants: {len(specs)} distinct runs pass on the clean tree '
-          f'({time.monotonic() - started:.0f} s)' if not broken else
-          f'mutants: {len(broken)} of {len(specs)} distinct runs fail on the clean tree',
-          flush=True)
-    return broken
+    runs = sorted(shared_boots(specs), key=lambda run: spec_cost(run[0], run[1]),
+                  reverse=True)
+    return len(specs), [functools.partial(run_clean, index, *run)
+                        for index, run in enumerate(runs)]
+
+
+def judged(verdict, paths, broken):
+    """A mutant's verdict, unless one of its lines failed on the clean
+    tree: then what it did says nothing, and it is not counted killed."""
+    name, line, ok = verdict
+    path = next((p for p in paths if os.path.basename(p) == f'{name}.patch'), None)
+    try:
+        _, headers, _ = read_mutant(path)
+    except (MutantError, TypeError):     # one that cannot be read says so already
+        return verdict
+    failed = [spec for spec in headers['run'] + headers.get('escapes', []) if spec in broken]
+    if failed:
+        return name, f'mutant {name}: not judged: "{failed[0]}" fails on the clean tree', False
+    return verdict
 
 
 def main(argv=None):
@@ -568,28 +624,33 @@ def main(argv=None):
         print('mutants: build the tree first (make iso build/host/unit)', file=sys.stderr)
         return 2
     os.makedirs(SCRATCH, exist_ok=True)
-    broken = clean_runs(paths, options.jobs)
-    for line in broken:
-        print(line, flush=True)
-    if broken:
-        return 1
-    trees = queue.Queue()
-    for number in range(options.jobs):
-        tree = os.path.join(SCRATCH, f'worker-{number}')
-        copy_tree(tree)
-        trees.put(tree)
-    killed = 0
+    distinct, cleans = clean_runs(paths)
+    trees = Trees()
     started = time.monotonic()
+    # One queue for both: the clean runs first, then the mutants, longest
+    # first, so that no core waits for the last clean run to end. A
+    # mutant's verdict is judged once its lines' clean runs are all in.
     with concurrent.futures.ThreadPoolExecutor(max_workers=options.jobs) as pool:
+        clean = [pool.submit(run) for run in cleans]
         tried = [pool.submit(try_mutant, path, trees)
                  for path in sorted(paths, key=expected_cost, reverse=True)]
+        broken = {}
+        for done in clean:
+            broken.update(done.result())
+        print(f'mutants: {distinct} distinct runs pass on the clean tree '
+              f'({time.monotonic() - started:.0f} s)' if not broken else
+              f'mutants: {len(broken)} of {distinct} distinct runs fail on the clean tree',
+              flush=True)
+        for message in broken.values():
+            print(message, flush=True)
+        killed = 0
         for done in concurrent.futures.as_completed(tried):
-            name, line, ok = done.result()
+            name, line, ok = judged(done.result(), paths, broken)
             print(line, flush=True)
             killed += ok
     print(f'mutants: {len(paths)} tried in {time.monotonic() - started:.0f} s', flush=True)
     print(f'{len(paths)} mutants, {killed} killed')
-    return 0 if paths and killed == len(paths) else 1
+    return 0 if paths and killed == len(paths) and not broken else 1
 
 
 if __name__ == '__main__':

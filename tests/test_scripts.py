@@ -7,7 +7,6 @@ before the checks themselves, so a check that can no longer fail is caught.
 """
 import json
 import os
-import queue
 import sys
 import tempfile
 import textwrap
@@ -42,10 +41,8 @@ class Tree:
 
 
 def one_tree(root):
-    """The queue of worker trees try_mutant() takes one from: one tree."""
-    trees = queue.Queue()
-    trees.put(root)
-    return trees
+    """The worker trees try_mutant() takes one from: one tree."""
+    return mutants.Trees([root])
 
 
 class ResetTreeTest(unittest.TestCase):
@@ -383,8 +380,8 @@ class MutantKillTest(unittest.TestCase):
             return [self.case('rcu', 'b')] if 'rcu.b' in specs[0] else []
         saved, mutants.run_tests = mutants.run_tests, run_tests
         try:
-            broken = mutants.clean_runs([os.path.join(tree.root, 'tests/mutants/x.patch'),
-                                         os.path.join(tree.root, 'tests/mutants/y.patch')], 1)
+            broken = clean_failures([os.path.join(tree.root, 'tests/mutants/x.patch'),
+                                     os.path.join(tree.root, 'tests/mutants/y.patch')])
         finally:
             mutants.run_tests = saved
         self.assertEqual(seen, ['pair test=rcu.a,rcu.b', 'pair test=rcu.a', 'pair test=rcu.b'])
@@ -397,11 +394,32 @@ class MutantKillTest(unittest.TestCase):
         saved = mutants.run_tests
         mutants.run_tests = lambda *a: [self.case('rcu', 'a')]
         try:
-            broken = mutants.clean_runs([os.path.join(tree.root, 'tests/mutants/x.patch')], 1)
+            broken = clean_failures([os.path.join(tree.root, 'tests/mutants/x.patch')])
         finally:
             mutants.run_tests = saved
         self.assertEqual(len(broken), 1)
         self.assertIn('"# run: pair test=rcu.a" fails on the clean tree: rcu.a', broken[0])
+
+
+def clean_failures(paths):
+    """What the clean-tree runs of these mutants' lines report, one by one."""
+    return [message for run in mutants.clean_runs(paths)[1] for _, message in run()]
+
+
+class MutantNotJudgedTest(unittest.TestCase):
+    """scripts/mutants.py: a mutant whose line fails on the clean tree
+    counts as not killed, whatever its own run said (the clean runs and
+    the mutants share one queue, so its verdict may come first)."""
+
+    def test_a_mutant_on_a_broken_line_is_not_judged(self):
+        tree = Tree({'tests/mutants/x.patch': '# why: w\n# kills: rcu.a\n# run: pair test=rcu\n'
+                                              '--- a/a\n+++ b/a\n@@ -1 +1 @@\n-a\n+b\n'})
+        paths = [os.path.join(tree.root, 'tests/mutants/x.patch')]
+        verdict = ('x', 'mutant x: killed by rcu.a', True)
+        self.assertEqual(mutants.judged(verdict, paths, {}), verdict)
+        name, line, killed = mutants.judged(verdict, paths, {'pair test=rcu.a': 'fails'})
+        self.assertFalse(killed)
+        self.assertIn('not judged: "pair test=rcu.a" fails on the clean tree', line)
 
 
 class BenchGateTest(unittest.TestCase):
