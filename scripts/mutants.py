@@ -38,9 +38,11 @@ tree and must pass there: a line that fails without the bug would "kill"
 every mutant that uses it, so such a mutant is "not judged" and make
 mutants fails. The clean runs go first in the one queue of work, the
 mutants after them, longest first, so no core waits for the last clean
-run. Each worker (one per core) copies the tree once, with its build, to
-build/mutants/worker-N, and for each mutant it takes: applies the patch,
-builds (only what the patch touches is rebuilt), runs its lines, prints
+run. Each worker (one more than there are cores: part of a run is
+waiting, on a session or an idle guest) copies the tree once, with its
+build, to build/mutants/worker-N, and for each mutant it takes: applies
+the patch, builds (only what the patch touches is rebuilt), runs its
+lines, prints
 
     mutant NAME: killed by SUITE.CASE
     mutant NAME: SURVIVED
@@ -614,7 +616,8 @@ def judged(verdict, paths, broken):
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     parser.add_argument('names', nargs='*', help='mutants to try (globs)')
-    parser.add_argument('--jobs', type=int, default=os.cpu_count() or 2)
+    parser.add_argument('--jobs', type=int, default=(os.cpu_count() or 2) + 1,
+                        help='workers (default: one more than there are cores)')
     options = parser.parse_args(argv)
     paths = sorted(glob.glob(os.path.join(MUTANTS, '*.patch')))
     if options.names:
