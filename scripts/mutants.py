@@ -13,6 +13,8 @@ it, and where to run:
     # run: check-rcu                (or make check-rcu, optionally with flags and a
                                      world: --no-migration 3 2 2)
     # run: sim readers              (or make sim, with its arguments)
+    # run: fuzz memmap              (or a fuzz target's corpus replayed, oracle
+                                     and sanitizers on: build/fuzz-replay/NAME)
     # run: story+nodebugexit test=boot   (a topology may carry matrix flags)
     # run: matrix shell-keyboard    (or boots of tests/matrix, as listed: firmware,
                                      flags and sessions included; names or globs)
@@ -91,25 +93,32 @@ BOOT_TIMEOUT = 90                # seconds, for a topology the matrix does not b
 HUNK = re.compile(r'^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@')
 
 
+# The kinds of "# run:" line that are not a boot (a boot's is its topology).
+NOT_BOOTS = ('host', 'check-rcu', 'sim', 'matrix', 'fuzz')
+
+
 class MutantError(Exception):
     pass
 
 
-def read_mutant(path):
-    """(name, headers {why, kills, run: [..]}, [(file, hunks)])."""
-    name = os.path.basename(path)[:-len('.patch')]
-    headers = {'run': []}
+def read_patch(path, keys=('why', 'kills', 'run', 'escapes', 'timeout', 'expect'),
+               lists=('run', 'escapes')):
+    """(headers, [(file, [(old text, new text)])]) of a patch whose first
+    lines are "# KEY: value" headers (keys in lists may repeat), as the
+    mutants and the labs (scripts/lab.py) keep them."""
+    headers = {key: [] for key in lists}
     files, current = [], None
     with open(path) as f:
         lines = f.read().splitlines(keepends=True)
     i = 0
+    header = re.compile(r'# (' + '|'.join(keys) + r'): (.*)')
     while i < len(lines):
         line = lines[i]
-        match = re.match(r'# (why|kills|run|escapes|timeout|expect): (.*)', line)
+        match = header.match(line)
         if match and not files:
             key, value = match.group(1), match.group(2).strip()
-            if key in ('run', 'escapes'):
-                headers.setdefault(key, []).append(value)
+            if key in lists:
+                headers[key].append(value)
             else:
                 headers[key] = value
         elif line.startswith('--- '):
@@ -130,6 +139,13 @@ def read_mutant(path):
             current[1].append((''.join(old), ''.join(new)))
             continue
         i += 1
+    return headers, files
+
+
+def read_mutant(path):
+    """(name, headers {why, kills, run: [..]}, [(file, hunks)])."""
+    name = os.path.basename(path)[:-len('.patch')]
+    headers, files = read_patch(path)
     if not files or not headers['run'] or 'why' not in headers or 'kills' not in headers:
         raise MutantError(f'{name}: needs "# why:", "# kills:", "# run:" and a diff')
     if headers.get('expect', 'fail') not in ('fail', 'hang'):
@@ -167,7 +183,7 @@ def narrow(spec, names):
         # run.py's --filter narrows the matrix line's test= to one glob
         whole = any(n.endswith('.leaks_nothing') for n in names) or len(names) > 1
         return f'{spec} --filter {suites.pop() if whole else names[0]}'
-    if kind in ('check-rcu', 'sim', 'matrix', 'host') or len(tests) != 1:
+    if kind in NOT_BOOTS or len(tests) != 1:
         return spec
     selection = tests[-1][len('test='):].split(',')
 
@@ -214,7 +230,7 @@ def apply(tree, files):
 
 # What a boot or a run leaves in build/ that is not build output: neither
 # copied into a worker's tree nor put back by reset_tree().
-NOT_BUILT = ('mutants', 'logs', 'disks', 'vars', 'plots', 'qmp', 'mutant-*')
+NOT_BUILT = ('mutants', 'labs', 'logs', 'disks', 'vars', 'plots', 'qmp', 'mutant-*', 'lab-*')
 
 
 def copy_tree(tree):
@@ -356,7 +372,7 @@ def boot_timeout(headers, topology):
 def own_boots(name, specs):
     """The names run_tests() gives the boots of these "# run:" lines."""
     return {f'{name}-{i}' for i, spec in enumerate(s for s in specs
-            if s.split(' ', 1)[0] not in ('check-rcu', 'sim', 'matrix', 'host'))}
+            if s.split(' ', 1)[0] not in NOT_BOOTS)}
 
 
 def run_tests(tree, name, headers, specs):
@@ -383,6 +399,17 @@ def run_tests(tree, name, headers, specs):
                             'suite': 'sim' if violation else '', 'case':
                             (rest or 'all') if violation else 'binary', 'boot': 'sim',
                             'reason': violation or (done.stderr.strip() or '?')[-100:]})
+        elif kind == 'fuzz':
+            corpus = os.path.join('tests', 'fuzz', 'corpus', rest)
+            done = run([os.path.join('build', 'fuzz-replay', rest), corpus], tree, timeout=600)
+            failed = [line[len('replay: '):] for line in done.stderr.splitlines()
+                      if line.startswith('replay: ')] if done.returncode else []
+            broken = done.returncode and not failed     # it did not get to an input
+            records.append({'status': 'fail' if done.returncode else 'pass',
+                            'suite': '' if broken else 'fuzz', 'case':
+                            'binary' if broken else rest, 'boot': 'fuzz',
+                            'reason': (failed or [(done.stderr.strip() or '?')[-100:]])[-1]
+                            if done.returncode else ''})
         elif kind == 'matrix':
             only, _, glob = rest.partition(' --filter ')
             run(['python3', 'tests/run.py', 'test', '--matrix', 'tests/matrix',
@@ -426,15 +453,7 @@ def try_mutant(path, trees):
     started = time.monotonic()
     try:
         apply(tree, files)
-        kinds = [r.split(' ', 1)[0] for r in headers['run']]
-        host = 'host' in kinds
-        boots = any(k not in ('host', 'check-rcu', 'sim') for k in kinds)
-        targets = (['build/host/unit'] if host else []) + (['iso'] if boots else []) + \
-            (['build/sim/rcu_sim'] if 'sim' in kinds else [])
-        built = run(['make', '-s'] + targets, tree) if targets else None
-        if built and built.returncode:
-            raise MutantError('does not build: ' +
-                              (built.stderr.strip().splitlines() or ['?'])[-1])
+        build(tree, headers['run'])
         build_time = time.monotonic() - started
         expect = headers.get('expect', 'fail')
         killer, other = killer_of(run_tests(tree, name, headers, headers['run']),
@@ -490,9 +509,24 @@ class Trees:
         self.free.put(tree)
 
 
+def build(tree, specs):
+    """Build in tree what these "# run:" lines need (make rebuilds only
+    what changed); MutantError with the compiler's last line if it fails."""
+    kinds = [spec.split(' ', 1)[0] for spec in specs]
+    targets = (['build/host/unit'] if 'host' in kinds else []) + \
+        (['iso'] if any(k not in NOT_BOOTS or k == 'matrix' for k in kinds) else []) + \
+        (['build/sim/rcu_sim'] if 'sim' in kinds else []) + \
+        [f'build/fuzz-replay/{spec.split(" ", 1)[1]}' for spec in specs
+         if spec.startswith('fuzz ')]
+    built = run(['make', '-s'] + targets, tree) if targets else None
+    if built and built.returncode:
+        raise MutantError('does not build: ' +
+                          (built.stderr.strip().splitlines() or ['?'])[-1])
+
+
 # Roughly how long a mutant's runs take, by kind, in seconds: the longest
 # start first, so that no long one is left for one worker at the end.
-COST = {'matrix': 12, 'check-rcu': 8, 'story': 6, 'story-icount': 6, 'pair': 5,
+COST = {'matrix': 12, 'check-rcu': 8, 'fuzz': 2, 'story': 6, 'story-icount': 6, 'pair': 5,
         'single': 5, 'host': 3, 'sim': 2}
 
 
@@ -532,7 +566,7 @@ def shared_boots(specs):
         kind, _, rest = spec.partition(' ')
         words = rest.split()
         tests = [w for w in words if w.startswith('test=')]
-        if kind in ('check-rcu', 'sim', 'matrix', 'host') or len(tests) != 1:
+        if kind in NOT_BOOTS or len(tests) != 1:
             runs.append((spec, headers, [spec]))
             continue
         key = (kind, tuple(w for w in words if not w.startswith('test=')),
