@@ -13,6 +13,9 @@
 #   make mutants      apply each bug of tests/mutants/, check a test kills it
 #   make fuzz         run every libFuzzer target for FUZZ_SECONDS (default 60)
 #   make test-clang   build the kernel with clang (build/clang/) and boot it once
+#   make lab-start LAB=name  a branch lab/NAME with the lab's starting point (docs/labs/)
+#   make grade LAB=name      the lab's grader: points per test and the score
+#   make labs-check   every lab: main gets every point, its starting point none
 #   make deps         install the Debian packages the others need
 #
 # Variables: TOPO (tests/topologies/<name>.topo), FIRMWARE=bios|uefi,
@@ -132,6 +135,7 @@ HOST_CFLAGS  := -std=gnu11 -O1 -g -Wall -Wextra -Werror -Wno-unused-parameter \
 	-fno-omit-frame-pointer -DHOST_TEST
 
 .PHONY: all iso run debug bench bench-compare plot test host-test qr-check deps plot-deps clean kernel-alone mutants \
+	lab-start grade labs-check \
 	fuzz fuzz-replay fuzz-deps test-clang check-rcu check-rcu-3 sim sim-plot
 all: iso
 iso: $(B)/testbed.iso
@@ -390,6 +394,16 @@ test-clang: | deps
 mutants: $(B)/testbed.iso $(B)/host/unit $(B)/sim/rcu_sim $(B)/check/rcu_check | deps
 	$(PYTHON) scripts/mutants.py $(MUTANTS)
 
+# The course (docs/labs/): a lab is a page and a patch, tests/labs/NAME.patch,
+# that takes a piece of the solution out (scripts/lab.py).
+LAB ?=
+lab-start:
+	$(PYTHON) scripts/lab.py start $(LAB)
+grade: | deps
+	$(PYTHON) scripts/lab.py grade $(LAB)
+labs-check: $(B)/testbed.iso $(B)/host/unit | deps
+	$(PYTHON) scripts/lab.py check
+
 # --- tools ------------------------------------------------------------------
 
 # What `make deps` ensures: a command or a path, and the Debian package
@@ -447,7 +461,7 @@ fuzz-deps:
 clean:
 	rm -rf $(B)
 
-# The clang build (B=$(B)/clang) and the mutants' trees keep their own:
+# The clang build (B=$(B)/clang), the mutants' and the labs' trees keep their own:
 # reading theirs too would triple what every make parses.
--include $(shell find $(B) \( -path $(B)/clang -o -path $(B)/mutants \) -prune \
+-include $(shell find $(B) \( -path $(B)/clang -o -path $(B)/mutants -o -path $(B)/labs \) -prune \
 	-o -name '*.d' -print 2>/dev/null)

@@ -16,6 +16,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), 'scripts'))
 import bench  # noqa: E402
 import check_commits  # noqa: E402
+import lab  # noqa: E402
 import mutants  # noqa: E402
 import tree_check  # noqa: E402
 
@@ -399,6 +400,76 @@ class MutantKillTest(unittest.TestCase):
             mutants.run_tests = saved
         self.assertEqual(len(broken), 1)
         self.assertIn('"# run: pair test=rcu.a" fails on the clean tree: rcu.a', broken[0])
+
+
+class LabTest(unittest.TestCase):
+    """scripts/lab.py: a lab's patch, its grade and what CI asks of it."""
+    PATCH = ('# lab: a title\n# page: docs/labs/01-x.md\n# grade: 60 host x\n'
+             '# grade: 40 pair test=x.a\n--- a/a.c\n+++ b/a.c\n@@ -1 +1 @@\n-a\n'
+             '+/* LAB(x): the stub */\n')
+
+    def setUp(self):
+        self.tree = Tree({'tests/labs/x.patch': self.PATCH, 'a.c': 'a\n',
+                          'docs/labs/01-x.md': 'make grade LAB=x\n'})
+        self.saved = (lab.LABS, lab.ROOT, mutants.build, mutants.run_tests)
+        lab.LABS = os.path.join(self.tree.root, 'tests/labs')
+        lab.ROOT = self.tree.root
+        mutants.build = lambda tree, specs: None
+
+    def tearDown(self):
+        lab.LABS, lab.ROOT, mutants.build, mutants.run_tests = self.saved
+
+    def grade(self, failing):
+        def run_tests(tree, name, headers, specs):
+            return [{'status': 'fail' if specs[0] in failing else 'pass', 'suite': 'x',
+                     'case': 'a', 'boot': name, 'reason': 'r'}]
+        mutants.run_tests = run_tests
+        lines = []
+        return lab.grade(self.tree.root, 'x', out=lines.append), lines
+
+    def test_the_headers_are_read(self):
+        headers, files = lab.read_lab('x')
+        self.assertEqual(headers['grade'], [(60, 'host x'), (40, 'pair test=x.a')])
+        self.assertEqual(headers['page'], 'docs/labs/01-x.md')
+        with self.assertRaises(lab.LabError):
+            lab.read_lab('nothing')
+
+    def test_points_per_line_and_the_score(self):
+        done, lines = self.grade({'host x'})
+        self.assertEqual(done, [('host x', 0, 60), ('pair test=x.a', 40, 40)])
+        self.assertIn('[0/60]', lines[0])
+        self.assertEqual(lines[-1], 'Score: 40/100')
+
+    def test_a_run_of_skips_gives_no_points(self):
+        mutants.run_tests = lambda *a: [{'status': 'skip', 'suite': 'x', 'case': 'a',
+                                         'boot': 'b', 'reason': ''}]
+        lines = []
+        done = lab.grade(self.tree.root, 'x', out=lines.append)
+        self.assertEqual([got for _, got, _ in done], [0, 0])
+        self.assertIn('every case skipped', lines[0])
+
+    def test_a_starting_point_that_gets_points_is_a_problem(self):
+        started = []
+
+        def run_tests(tree, name, headers, specs):
+            started.append(tree)
+            fails = tree != self.tree.root and specs[0] == 'host x'
+            return [{'status': 'fail' if fails else 'pass', 'suite': 'x', 'case': 'a',
+                     'boot': name, 'reason': 'r'}]
+        mutants.run_tests = run_tests
+        saved = mutants.copy_tree, mutants.reset_tree, lab.SCRATCH
+        lab.SCRATCH = os.path.join(self.tree.root, 'build/labs')
+        mutants.copy_tree = lambda tree: os.makedirs(os.path.join(tree, 'build'))
+        mutants.reset_tree = lambda tree, files: None
+        try:
+            os.makedirs(os.path.join(lab.SCRATCH, 'tree'))
+            with open(os.path.join(lab.SCRATCH, 'tree', 'a.c'), 'w') as f:
+                f.write('a\n')
+            problems = lab.check(['x'])
+        finally:
+            mutants.copy_tree, mutants.reset_tree, lab.SCRATCH = saved
+        self.assertEqual(len(problems), 1)
+        self.assertIn('already gets the points of "pair test=x.a"', problems[0])
 
 
 def clean_failures(paths):
