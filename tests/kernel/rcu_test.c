@@ -634,6 +634,43 @@ static void queue_flood(void *arg)
 		call_rcu(&f->heads[i], counting_callback);
 }
 
+/* FLOOD callbacks queued on the last CPU under rc4, run to the end; false if no thread. */
+static bool run_flood(struct flood *f, struct softirq_stats *before, struct softirq_stats *after)
+{
+	u32 cpu = nr_cpus - 1;
+	enum rcu_mode mode = rcu_mode();
+
+	f->ran = f->in_ksoftirqd = 0;
+	flood_of = f;
+	softirq_get_stats(cpu, before);
+	rcu_barrier();
+	rcu_set_mode(RCU_MODE_RC4);
+	struct thread *q = thread_create("flood", queue_flood, f, cpu);
+	if (q)
+		thread_join(q);
+	rcu_barrier();
+	rcu_set_mode(mode);
+	softirq_get_stats(cpu, after);
+	return q != NULL;
+}
+
+/*
+ * A softirq raised again while its round ran gets another round on the
+ * same interrupt exit (2.6.14's "goto restart"), before anything goes to
+ * ksoftirqd: rc4's passes of 10 re-raise it each time.
+ */
+static void a_raised_softirq_restarts_on_the_same_exit(struct ktest *t)
+{
+	static struct flood f;
+	struct softirq_stats before, after;
+
+	ASSERT_TRUE(t, run_flood(&f, &before, &after));
+	EXPECT_EQ(t, f.ran, FLOOD);
+	EXPECT_GT(t, after.restarts, before.restarts);
+	ktest_log(t, "%llu restarts in %llu runs", after.restarts - before.restarts,
+		  after.runs - before.runs);
+}
+
 /*
  * More done callbacks than SOFTIRQ_MAX_RESTART passes of rc4's 10 go on
  * to ksoftirqd, as 2.6.14's __do_softirq() handed them over.
@@ -643,20 +680,8 @@ static void a_flood_goes_on_to_ksoftirqd(struct ktest *t)
 	static struct flood f;
 	u32 cpu = nr_cpus - 1;
 	struct softirq_stats before, after;
-	enum rcu_mode mode = rcu_mode();
 
-	f.ran = f.in_ksoftirqd = 0;
-	flood_of = &f;
-	softirq_get_stats(cpu, &before);
-	rcu_barrier();
-	rcu_set_mode(RCU_MODE_RC4);
-	struct thread *q = thread_create("flood", queue_flood, &f, cpu);
-	if (q)
-		thread_join(q);
-	rcu_barrier();
-	rcu_set_mode(mode);
-	ASSERT_TRUE(t, q);
-	softirq_get_stats(cpu, &after);
+	ASSERT_TRUE(t, run_flood(&f, &before, &after));
 	EXPECT_EQ(t, f.ran, FLOOD);
 	EXPECT_GT(t, f.in_ksoftirqd, 0);
 	EXPECT_GT(t, after.handed_over, before.handed_over);
@@ -1079,6 +1104,7 @@ static void a_stalled_grace_period_names_the_cpu_holding_it(struct ktest *t)
 
 static const struct ktest_case rcu_cases[] = {
 	KTEST(callbacks_run_in_a_softirq_with_interrupts_on),
+	KTEST(a_raised_softirq_restarts_on_the_same_exit),
 	KTEST(a_flood_goes_on_to_ksoftirqd),
 	KTEST(fqs16_forces_by_rsinterval_fqs19_once_per_grace_period),
 	KTEST(fqs16_keeps_last_rs_qlen_across_floods),
