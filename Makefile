@@ -125,7 +125,8 @@ HOST_MODULES := \
 	drivers/usb_kbd.c \
 	drivers/virtio.c \
 	drivers/virtio_blk.c \
-	drivers/virtqueue.c
+	drivers/virtqueue.c \
+	drivers/xhci.c
 HOST_TESTS   := $(wildcard tests/host/*.c) tests/kernel/ktest_test.c
 HOST_CFLAGS  := -std=gnu11 -O1 -g -Wall -Wextra -Werror -Wno-unused-parameter \
 	-iquote include -fsanitize=address,undefined -fno-sanitize-recover=all \
@@ -310,7 +311,8 @@ FUZZ_TARGETS := mb2 memmap acpi_root madt srat slit mcfg hpet fadt dmar ivrs spc
 ACPI_TABLES  := madt srat slit mcfg hpet fadt dmar ivrs spcr
 FUZZ_SECONDS ?= 60
 FUZZ_CC      ?= clang
-FUZZ_LIB     := $(filter-out kernel/ktest.c kernel/ksyms.c drivers/virtio.c drivers/virtio_blk.c,\
+FUZZ_LIB     := $(filter-out kernel/ktest.c kernel/ksyms.c drivers/virtio.c drivers/virtio_blk.c \
+	drivers/xhci.c,\
 	$(HOST_MODULES)) tests/host/host.c
 FUZZ_CFLAGS  := -std=gnu11 -O1 -g -Wall -Wextra -Werror -Wno-unused-parameter \
 	-iquote include -iquote tests/host -DHOST_TEST -fno-omit-frame-pointer
