@@ -307,7 +307,7 @@ sim-plot: $(B)/sim/rcu_sim | plot-deps
 # (tests/fuzz/corpus/TARGET/) with gcc and the same sanitizers.
 
 FUZZ_TARGETS := mb2 memmap acpi_root madt srat slit mcfg hpet fadt dmar ivrs spcr dsdt_s5 cmdline format \
-	swiotlb_slots virtqueue virtio_blk numa_build usb_kbd
+	swiotlb_slots virtqueue virtio_blk numa_build usb_kbd xhci_events
 ACPI_TABLES  := madt srat slit mcfg hpet fadt dmar ivrs spcr
 FUZZ_SECONDS ?= 60
 FUZZ_CC      ?= clang
@@ -318,8 +318,11 @@ FUZZ_CFLAGS  := -std=gnu11 -O1 -g -Wall -Wextra -Werror -Wno-unused-parameter \
 	-iquote include -iquote tests/host -DHOST_TEST -fno-omit-frame-pointer
 fuzz_src = $(if $(filter $(ACPI_TABLES),$1),tests/fuzz/acpi_tables.c,tests/fuzz/$1.c)
 fuzz_def = $(if $(filter $(ACPI_TABLES),$1),-DTABLE=$(shell echo $1 | tr a-z A-Z))
-# a target's own sources beyond FUZZ_LIB: the virtio drivers and their fake device
-fuzz_own = $(if $(filter virtio_blk,$1),drivers/virtio.c drivers/virtio_blk.c tests/host/virtio_fake.c)
+# a target's own sources beyond FUZZ_LIB: the virtio drivers and their fake device; the
+# xHCI driver and its fake controller, which takes its DMA memory and clock from virtio's
+VIRTIO_FAKE := drivers/virtio.c drivers/virtio_blk.c tests/host/virtio_fake.c
+fuzz_own = $(if $(filter virtio_blk,$1),$(VIRTIO_FAKE))$(if $(filter xhci_events,$1),$(VIRTIO_FAKE) \
+	drivers/xhci.c tests/host/xhci_fake.c)
 
 test: $(B)/testbed.iso $(B)/host/unit $(B)/kernel-alone.elf $(B)/check/rcu_check \
 		$(B)/sim/rcu_sim $(FUZZ_TARGETS:%=$(B)/fuzz-replay/%) $(B)/host/qr_encode | deps

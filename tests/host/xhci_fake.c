@@ -82,6 +82,8 @@ static void *host(u64 bus) { return (void *)(uintptr_t)bus; }
 static u32 reg(u32 off) { u32 v; memcpy(&v, x.bar + off, 4); return v; }
 static void set_reg(u32 off, u32 v) { memcpy(x.bar + off, &v, 4); }
 
+static bool given(const struct ring *r);
+
 /* --- the event ring ------------------------------------------------------- */
 
 static u32 event_deq(void)
@@ -161,8 +163,8 @@ static void answer(struct ring *r, u64 trb, u32 status, u32 type, u32 slot, u32 
 		twice |= b >> 5 & 1;
 		delay += (u64)(b >> 6) * 300;   /* up to 900 ticks: past a 500 ms timeout */
 	}
-	if (lie == XLIE_WRONG_SLOT && is_cmd)
-		lie = XLIE_NOWHERE;
+	if ((lie == XLIE_WRONG_SLOT && is_cmd) || (lie == XLIE_NEXT && given(r)))
+		lie = XLIE_NOWHERE;     /* the next TRB was given: naming it would be the truth */
 	if (lie != XLIE_NONE) {
 		u64 at = lie == XLIE_STALE && r->last ? r->last : lie == XLIE_NEXT ? r->deq :
 			 lie == XLIE_WRONG_SLOT ? trb : NOWHERE;
@@ -202,6 +204,14 @@ static struct xhci_trb *fetch(struct ring *r)
 			r->ccs = !r->ccs;
 	}
 	return NULL;
+}
+
+/* Has the driver given the controller the next TRB of r? */
+static bool given(const struct ring *r)
+{
+	struct ring probe = *r;
+
+	return fetch(&probe) != NULL;
 }
 
 static u32 *ctx(u64 base, u32 i) { return (u32 *)host(base + 32ull * i); }
