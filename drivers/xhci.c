@@ -25,7 +25,11 @@
  * names a range of root ports and its USB major revision.
  *
  * Invariants: every wait has a deadline (ktime_ns()) and gives up with an
- * "xhci: ..." line; every address given to the controller was allocated by
+ * "xhci: ..." line; an event completes a request only if it names one of
+ * that request's TRBs (ring_event()); the driver never writes a TRB the
+ * controller still owns (a timed-out request's stay its own until an
+ * event passes them: a request that does not fit fails at once); a failed
+ * enumeration gives its slot back (Disable Slot); every address given to the controller was allocated by
  * dma_coherent() below, which records it in hc->dma[] and uses the
  * controller's masks (AC64). Only one thread drives a controller at a time
  * (the boot, then the shell): there is no lock.
