@@ -128,7 +128,8 @@ HOST_MODULES := \
 	drivers/usb_kbd.c \
 	drivers/virtio.c \
 	drivers/virtio_blk.c \
-	drivers/virtqueue.c
+	drivers/virtqueue.c \
+	drivers/xhci.c
 HOST_TESTS   := $(wildcard tests/host/*.c) tests/kernel/ktest_test.c
 HOST_CFLAGS  := -std=gnu11 -O1 -g -Wall -Wextra -Werror -Wno-unused-parameter \
 	-iquote include -fsanitize=address,undefined -fno-sanitize-recover=all \
@@ -310,11 +311,12 @@ sim-plot: $(B)/sim/rcu_sim | plot-deps
 # (tests/fuzz/corpus/TARGET/) with gcc and the same sanitizers.
 
 FUZZ_TARGETS := mb2 memmap acpi_root madt srat slit mcfg hpet fadt dmar ivrs spcr dsdt_s5 cmdline format \
-	swiotlb_slots virtqueue virtio_blk numa_build usb_kbd
+	swiotlb_slots virtqueue virtio_blk numa_build usb_kbd xhci_events
 ACPI_TABLES  := madt srat slit mcfg hpet fadt dmar ivrs spcr
 FUZZ_SECONDS ?= 60
 FUZZ_CC      ?= clang
-FUZZ_LIB     := $(filter-out kernel/ktest.c kernel/ksyms.c drivers/virtio.c drivers/virtio_blk.c,\
+FUZZ_LIB     := $(filter-out kernel/ktest.c kernel/ksyms.c drivers/virtio.c drivers/virtio_blk.c \
+	drivers/xhci.c,\
 	$(HOST_MODULES)) tests/host/host.c
 FUZZ_CFLAGS  := -std=gnu11 -O1 -g -Wall -Wextra -Werror -Wno-unused-parameter \
 	-iquote include -iquote tests/host -DHOST_TEST -fno-omit-frame-pointer
@@ -324,8 +326,11 @@ upper    = $(if $2,$(call upper,$(subst $(firstword $2),$(word 2,$2),$1),$(wordl
 UPPER    := a A b B c C d D e E f F g G h H i I j J k K l L m M n N o O p P q Q r R s S t T u U \
 	v V w W x X y Y z Z
 fuzz_def = $(if $(filter $(ACPI_TABLES),$1),-DTABLE=$(call upper,$1,$(UPPER)))
-# a target's own sources beyond FUZZ_LIB: the virtio drivers and their fake device
-fuzz_own = $(if $(filter virtio_blk,$1),drivers/virtio.c drivers/virtio_blk.c tests/host/virtio_fake.c)
+# a target's own sources beyond FUZZ_LIB: the virtio drivers and their fake device; the
+# xHCI driver and its fake controller, which takes its DMA memory and clock from virtio's
+VIRTIO_FAKE := drivers/virtio.c drivers/virtio_blk.c tests/host/virtio_fake.c
+fuzz_own = $(if $(filter virtio_blk,$1),$(VIRTIO_FAKE))$(if $(filter xhci_events,$1),$(VIRTIO_FAKE) \
+	drivers/xhci.c tests/host/xhci_fake.c)
 
 test: $(B)/testbed.iso $(B)/host/unit $(B)/kernel-alone.elf $(B)/check/rcu_check \
 		$(B)/sim/rcu_sim $(FUZZ_TARGETS:%=$(B)/fuzz-replay/%) $(B)/host/qr_encode | deps

@@ -25,7 +25,11 @@
  * names a range of root ports and its USB major revision.
  *
  * Invariants: every wait has a deadline (ktime_ns()) and gives up with an
- * "xhci: ..." line; every address given to the controller was allocated by
+ * "xhci: ..." line; an event completes a request only if it names one of
+ * that request's TRBs (ring_event()); the driver never writes a TRB the
+ * controller still owns (a timed-out request's stay its own until an
+ * event passes them: a request that does not fit fails at once); a failed
+ * enumeration gives its slot back (Disable Slot); every address given to the controller was allocated by
  * dma_coherent() below, which records it in hc->dma[] and uses the
  * controller's masks (AC64). Only one thread drives a controller at a time
  * (the boot, then the shell): there is no lock.
@@ -118,6 +122,7 @@ static u32 ncontrollers, nfound;
 static const char *probe_failure;
 static struct usb_device devices[XHCI_MAX_CONTROLLERS * XHCI_MAX_SLOTS];
 static u32 ndevices;
+static bool probed;                     /* xhci_init() ran: it runs once */
 
 /* --- registers ---------------------------------------------------------------- */
 
@@ -215,12 +220,53 @@ static dma_addr_t ring_put(struct xhci_ring *r, u64 param, u32 status, u32 contr
 
 /* --- events ------------------------------------------------------------------- */
 
+/* TRB trb's index on ring r, or -1 if it is none of r's TRBs (nor its link). */
+static int ring_index(const struct xhci_ring *r, u64 trb)
+{
+	if (!r->trbs || trb < r->dma || (trb - r->dma) % sizeof(struct xhci_trb))
+		return -1;
+	u64 i = (trb - r->dma) / sizeof(struct xhci_trb);
+	return i < r->pos.n - 1 ? (int)i : -1;
+}
+
+/*
+ * An event names TRB trb of ring r. True if it completes the request
+ * waited for (one of its TRBs: an error ends a TD early); then all of
+ * that request is retired. A TRB the controller owns but of an older
+ * request (one that timed out) is a late completion: what the
+ * controller has passed is retired, the event completes nothing. Any
+ * other TRB (done already, never given, not on this ring) is a stray:
+ * counted, said, ignored.
+ */
+static bool ring_event(struct xhci *hc, struct xhci_ring *r, u64 trb, const char *ring, u8 slot)
+{
+	int i = ring_index(r, trb);
+
+	if (i < 0 || !xhci_ring_between(r->deq, r->pos.enq, r->pos.n, (u32)i)) {
+		hc->stray_events++;
+		pr_warn("xhci: %s: slot %u: an event for TRB 0x%llx, which the controller does not "
+			"own on the %s ring; ignored\n", hc->pci->name, slot, trb, ring);
+		return false;
+	}
+	if (xhci_ring_between(r->td, r->pos.enq, r->pos.n, (u32)i)) {
+		r->deq = r->pos.enq;
+		return true;
+	}
+	hc->late_events++;
+	r->deq = ((u32)i + 1) % (r->pos.n - 1);
+	pr_warn("xhci: %s: slot %u: a late completion on the %s ring (a request that timed out); "
+		"ignored\n", hc->pci->name, slot, ring);
+	return false;
+}
+
 static void handle_event(struct xhci *hc, const struct xhci_trb *e)
 {
 	u32 type = TRB_TYPE_OF(e->control);
 	u8 slot = (u8)(e->control >> 24);
 
 	if (type == TRB_CMD_COMPLETION) {
+		if (!ring_event(hc, &hc->cmd, e->param, "command", slot))
+			return;
 		hc->cmd_done.trb = e->param;
 		hc->cmd_done.code = (u8)(e->status >> 24);
 		hc->cmd_done.slot = slot;
@@ -228,13 +274,29 @@ static void handle_event(struct xhci *hc, const struct xhci_trb *e)
 	} else if (type == TRB_TRANSFER_EVENT) {
 		u32 dci = (e->control >> 16) & 0x1f;
 		struct usb_device *dev = slot <= XHCI_MAX_SLOTS ? hc->slots[slot] : NULL;
-		if (!dev)
+		struct xhci_ring *r = !dev ? NULL : dci == 1 ? &dev->ep0 :
+				      dci == dev->ep_in_dci ? &dev->ep_in : NULL;
+		/* Event Data (ED) events carry no TRB pointer: none is asked for */
+		if (!r || (e->control & TRB_EVENT_DATA)) {
+			hc->stray_events++;
+			pr_warn("xhci: %s: a transfer event for slot %u DCI %u, which has no ring "
+				"waiting; ignored\n", hc->pci->name, slot, dci);
+			return;
+		}
+		if (!ring_event(hc, r, e->param, dci == 1 ? "EP0" : "interrupt", slot))
 			return;
 		dev->ev[dci].code = (u8)(e->status >> 24);
 		dev->ev[dci].residual = e->status & 0xffffff;
 		dev->ev[dci].count++;
 	}
 	/* port status changes: the ports are looked at once, at init; nothing to do */
+}
+
+/* Room for need more TRBs on r, after taking the events waiting (they may retire some). */
+static bool ring_room(struct xhci *hc, struct xhci_ring *r, u32 need)
+{
+	xhci_poll(hc);
+	return xhci_ring_has_room(r->deq, r->pos.enq, r->pos.n, need);
 }
 
 u32 xhci_poll(struct xhci *hc)
@@ -257,7 +319,14 @@ u32 xhci_poll(struct xhci *hc)
 
 static u8 command_within(struct xhci *hc, u64 param, u32 control, u8 *slot_out, u64 timeout_ns)
 {
+	if (!ring_room(hc, &hc->cmd, 1)) {
+		pr_err("xhci: %s: the command ring is full of %u commands the controller never "
+		       "completed; command type %u refused\n", hc->pci->name,
+		       xhci_ring_owned(hc->cmd.deq, hc->cmd.pos.enq, hc->cmd.pos.n), TRB_TYPE_OF(control));
+		return 0;
+	}
 	u32 before = hc->cmd_done.count;
+	hc->cmd.td = hc->cmd.pos.enq;
 	dma_addr_t at = ring_put(&hc->cmd, param, 0, control);
 	u64 deadline = ktime_ns() + timeout_ns;
 
@@ -308,6 +377,13 @@ u8 usb_control(struct usb_device *dev, u8 reqtype, u8 req, u16 value, u16 index,
 
 	if (len > PAGE_SIZE)
 		return 0;
+	if (!ring_room(dev->hc, &dev->ep0, len ? 3 : 2)) {
+		pr_err("xhci: %s: slot %u: the EP0 ring is full of %u TRBs the controller never "
+		       "finished; control request %02x/%02x refused\n", dev->hc->pci->name, dev->slot,
+		       xhci_ring_owned(dev->ep0.deq, dev->ep0.pos.enq, dev->ep0.pos.n), reqtype, req);
+		return 0;
+	}
+	dev->ep0.td = dev->ep0.pos.enq;
 	ring_put(&dev->ep0, setup, 8, TRB_TYPE(TRB_SETUP) | TRB_IDT | trt << 16);
 	if (len)
 		ring_put(&dev->ep0, dev->buf_dma, len, TRB_TYPE(TRB_DATA) | (in ? TRB_DIR_IN : 0));
@@ -323,6 +399,12 @@ u8 usb_control(struct usb_device *dev, u8 reqtype, u8 req, u16 value, u16 index,
 
 void usb_interrupt_queue(struct usb_device *dev, u32 off, u32 len)
 {
+	if (!ring_room(dev->hc, &dev->ep_in, 1)) {
+		pr_err("xhci: %s: slot %u: the interrupt ring is full; read not queued\n",
+		       dev->hc->pci->name, dev->slot);
+		return;
+	}
+	dev->ep_in.td = dev->ep_in.pos.enq;
 	ring_put(&dev->ep_in, dev->buf_dma + off, len, TRB_TYPE(TRB_NORMAL) | TRB_IOC | TRB_ISP);
 	ring_doorbell(dev->hc, dev->slot, dev->ep_in_dci);
 }
@@ -427,9 +509,19 @@ static bool get_descriptors(struct usb_device *dev)
 	if (code != CC_SUCCESS && code != CC_SHORT_PACKET)
 		return false;
 	memcpy(&dev->desc, dev->buf, sizeof(dev->desc));
+	if (dev->desc.bDescriptorType != 1 || dev->desc.bLength < sizeof(dev->desc)) {
+		pr_err("xhci: %s: port %u: the device descriptor is none (type %u, length %u)\n",
+		       dev->hc->pci->name, dev->port, dev->desc.bDescriptorType, dev->desc.bLength);
+		return false;
+	}
 	code = usb_control(dev, 0x80, 6, 2 << 8, 0, 9);          /* config header: wTotalLength */
 	if (code != CC_SUCCESS && code != CC_SHORT_PACKET)
 		return false;
+	if (dev->buf[1] != 2 || dev->buf[0] < 9) {
+		pr_err("xhci: %s: port %u: the configuration descriptor is none (type %u, length %u)\n",
+		       dev->hc->pci->name, dev->port, dev->buf[1], dev->buf[0]);
+		return false;
+	}
 	u32 total = MIN((u32)(dev->buf[2] | dev->buf[3] << 8), (u32)USB_CONFIG_MAX);
 	code = usb_control(dev, 0x80, 6, 2 << 8, 0, (u16)total);
 	if (code != CC_SUCCESS && code != CC_SHORT_PACKET)
@@ -437,6 +529,22 @@ static bool get_descriptors(struct usb_device *dev)
 	memcpy(dev->config, dev->buf, total);
 	dev->config_len = MIN(total, (u32)(dev->config[2] | dev->config[3] << 8));
 	return true;
+}
+
+/*
+ * Give back the slot of a failed enumeration (Disable Slot, xHCI 1.2,
+ * 4.6.4), so that its id is not lost to the next device; said if the
+ * controller will not.
+ */
+static void disable_slot(struct xhci *hc, u8 slot, u32 port)
+{
+	hc->slots[slot] = NULL;
+	u8 code = xhci_command(hc, 0, TRB_TYPE(TRB_DISABLE_SLOT) | (u32)slot << 24, NULL);
+	if (code == CC_SUCCESS)
+		hc->dcbaa[slot] = 0;
+	else
+		pr_err("xhci: %s: port %u: Disable Slot %u failed (code %u); the slot stays taken\n",
+		       hc->pci->name, port, slot, code);
 }
 
 /* Enable Slot, Address Device, descriptors: a device the class drivers can use, or NULL (said). */
@@ -453,13 +561,20 @@ static struct usb_device *enumerate(struct xhci *hc, u32 port)
 		       port, code, slot);
 		return NULL;
 	}
+	if (hc->slots[slot]) {
+		pr_err("xhci: %s: port %u: Enable Slot gave slot %u, which port %u's device holds; "
+		       "port not used\n", hc->pci->name, port, slot, hc->slots[slot]->port);
+		return NULL;
+	}
 	struct usb_device *dev = &devices[ndevices];
 	*dev = (struct usb_device){ .hc = hc, .slot = slot, .port = (u8)port, .speed = (u8)speed };
 	if (!(dev->out_ctx = dma_coherent(hc, PAGE_SIZE, "device context", &dev->out_ctx_dma)) ||
 	    !(dev->in_ctx = dma_coherent(hc, PAGE_SIZE, "input context", &dev->in_ctx_dma)) ||
 	    !(dev->buf = dma_coherent(hc, PAGE_SIZE, "transfer buffer", &dev->buf_dma)) ||
-	    !ring_alloc(hc, &dev->ep0, XHCI_XFER_TRBS, "EP0 ring"))
+	    !ring_alloc(hc, &dev->ep0, XHCI_XFER_TRBS, "EP0 ring")) {
+		disable_slot(hc, slot, port);
 		return NULL;
+	}
 	hc->dcbaa[slot] = dev->out_ctx_dma;
 	hc->slots[slot] = dev;
 
@@ -470,13 +585,13 @@ static struct usb_device *enumerate(struct xhci *hc, u32 port)
 		udelay(SET_ADDRESS_US);         /* let SET_ADDRESS settle in the device */
 	if (code != CC_SUCCESS) {
 		pr_err("xhci: %s: port %u: Address Device failed (code %u)\n", hc->pci->name, port, code);
-		hc->slots[slot] = NULL;
+		disable_slot(hc, slot, port);
 		return NULL;
 	}
 	if (!get_descriptors(dev)) {
 		pr_err("xhci: %s: port %u: the device did not give its descriptors\n", hc->pci->name,
 		       port);
-		hc->slots[slot] = NULL;
+		disable_slot(hc, slot, port);
 		return NULL;
 	}
 	ndevices++;
@@ -724,11 +839,9 @@ static bool start(struct xhci *hc, struct pci_dev *d)
 
 void xhci_init(void)
 {
-	static bool done;
-
-	if (done)
+	if (probed)
 		return;
-	done = true;
+	probed = true;
 	for (u32 i = 0; pci_dev_at(i); i++) {
 		struct pci_dev *d = pci_dev_at(i);
 		if (d->class_code != 0x0c || d->subclass != 0x03 || d->prog_if != 0x30)
@@ -767,6 +880,17 @@ u32 xhci_found(void)
 {
 	return nfound;
 }
+
+#ifdef HOST_TEST
+void xhci_host_forget(void)
+{
+	memset(controllers, 0, sizeof(controllers));
+	memset(devices, 0, sizeof(devices));
+	ncontrollers = nfound = ndevices = 0;
+	probe_failure = NULL;
+	probed = false;
+}
+#endif
 
 struct xhci *xhci_get(u32 index)
 {

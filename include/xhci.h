@@ -54,6 +54,7 @@
 #define TRB_STATUS         4
 #define TRB_LINK           6
 #define TRB_ENABLE_SLOT    9
+#define TRB_DISABLE_SLOT   10
 #define TRB_ADDRESS_DEVICE 11
 #define TRB_CONFIGURE_EP   12
 #define TRB_EVALUATE_CTX   13
@@ -67,6 +68,7 @@
 #define TRB_ISP            (1u << 2)
 #define TRB_IOC            (1u << 5)
 #define TRB_IDT            (1u << 6)
+#define TRB_EVENT_DATA     (1u << 2)    /* a transfer event's ED: its parameter is no TRB pointer */
 #define TRB_TYPE(t)        ((u32)(t) << 10)
 #define TRB_TYPE_OF(c)     (((c) >> 10) & 0x3f)
 #define TRB_DIR_IN         (1u << 16)
@@ -104,6 +106,31 @@ static inline bool xhci_ring_advance(struct xhci_ring_pos *p)
 	p->enq = 0;
 	p->cycle = !p->cycle;
 	return true;
+}
+
+/*
+ * What the controller owns on a producer ring of n TRBs (link included):
+ * the TRBs from deq, the oldest it has not reported done, up to enq. The
+ * producer never writes over them: it writes only while fewer than n - 2
+ * are owned (so enq never comes round to deq), and refuses otherwise. A
+ * controller that stopped fetching after a timeout keeps its TRBs until
+ * an event says it has passed them (xHCI 1.2, 4.9.2: the ring is full
+ * when the enqueue pointer would reach the dequeue pointer).
+ */
+static inline u32 xhci_ring_owned(u32 deq, u32 enq, u32 n)
+{
+	return (enq + (n - 1) - deq) % (n - 1);
+}
+
+static inline bool xhci_ring_has_room(u32 deq, u32 enq, u32 n, u32 need)
+{
+	return xhci_ring_owned(deq, enq, n) + need <= n - 2;
+}
+
+/* Is TRB i one of those from `from` up to enq (not included)? */
+static inline bool xhci_ring_between(u32 from, u32 enq, u32 n, u32 i)
+{
+	return (i + (n - 1) - from) % (n - 1) < (enq + (n - 1) - from) % (n - 1);
 }
 
 /*
@@ -254,14 +281,14 @@ static inline void xhci_input_interrupt_in(void *in, const void *out, u32 ctx_si
 	xhci_ep_ctx(xhci_ctx(in, ctx_size, 1 + dci), XHCI_EP_INTERRUPT_IN, mps, interval, ring, 8);
 }
 
-#ifndef HOST_TEST
-
 struct pci_dev;
 
 struct xhci_ring {
 	struct xhci_trb *trbs;
 	dma_addr_t dma;
 	struct xhci_ring_pos pos;
+	u32 deq;                /* the oldest TRB the controller owns; deq == pos.enq: none */
+	u32 td;                 /* the first TRB of the request waited for (it ends at pos.enq) */
 };
 
 /* What the last event for one endpoint said. */
@@ -328,6 +355,8 @@ struct xhci {
 		u8 code, slot;
 	} cmd_done;
 	u32 port_resets_ok, port_resets_failed;
+	u32 stray_events;       /* events naming no TRB the controller owns: ignored */
+	u32 late_events;        /* completions of requests that had timed out: retired, ignored */
 	struct usb_device *slots[XHCI_MAX_SLOTS + 1];
 	struct xhci_dma dma[XHCI_MAX_DMA];
 	u32 ndma;
@@ -371,5 +400,8 @@ const char *xhci_port_protocol(const struct xhci *hc, u32 port);
 /* PORTSC of root port n (1-based). */
 u32 xhci_portsc(const struct xhci *hc, u32 port);
 
-#endif /* HOST_TEST */
+#ifdef HOST_TEST
+/* Forget every controller and device, so that a host test can probe again (tests/host/xhci_fake.c). */
+void xhci_host_forget(void);
+#endif
 #endif
