@@ -111,6 +111,7 @@ HOST_MODULES := \
 	kernel/dma_debug.c \
 	kernel/format.c \
 	kernel/iommu.c \
+	kernel/keyseq.c \
 	kernel/ksyms.c \
 	kernel/ktest.c \
 	kernel/logring.c \
