@@ -14,6 +14,12 @@
  * '[' right after the ESC ends it at once, any byte but a digit after the
  * '[' ends it (and is swallowed with it).
  *
+ * The number is bounded: a sequence with more than KEYSEQ_DIGITS_MAX
+ * digits (from a serial line or a lying USB keyboard) is still read to
+ * its final byte, so none of it lands on the line, and is dropped as a
+ * whole. No digit is added past the bound, so no run of digits, however
+ * long, overflows the number or wraps around to a key's.
+ *
  * Pure logic; host-tested (tests/host/keyseq_test.c).
  */
 #ifndef KEYSEQ_H
@@ -30,9 +36,13 @@ enum keyseq_key {
 	KEYSEQ_PGDN,
 };
 
+#define KEYSEQ_DIGITS_MAX 4     /* VT220's keys need 2 ("ESC [ 24 ~", F12) */
+
 struct keyseq {
 	bool in_brackets;       /* the '[' came */
-	int number;             /* the digits so far */
+	bool too_long;          /* more than KEYSEQ_DIGITS_MAX digits: no key */
+	u32 digits;             /* at most KEYSEQ_DIGITS_MAX */
+	u32 number;             /* the digits so far: below 10^KEYSEQ_DIGITS_MAX */
 };
 
 /* An ESC was read: a new sequence starts. */
