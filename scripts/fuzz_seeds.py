@@ -6,8 +6,9 @@ Real firmware tables: boots QEMU's story (SeaBIOS), story-q35 (OVMF) and
 wide (SeaBIOS, with a SLIT) with acpi.dump=all and turns the kernel's hex
 dumps back into the tables, one file per table and machine. Synthetic
 inputs for the rest, shaped like what QEMU and GRUB give: a multiboot2
-information block with its tags, an E820 map, command lines, and small
-programs for the format, swiotlb and virtqueue targets.
+information block with its tags, an E820 map, command lines, small
+programs for the format, swiotlb and virtqueue targets, and ioremap
+ranges.
 
 Run it again when a target's input format changes; libFuzzer grows the
 corpora from these (scripts/fuzz.py save).
@@ -81,6 +82,22 @@ def mb2_info():
     return struct.pack('<II', 8 + len(tags), 0) + tags, e820
 
 
+def ioremap_ranges():
+    """(phys, size) pairs as firmware names them, and the edges."""
+    direct_map = 1 << 46
+    for name, pairs in (
+            ('lapic', [(0xfee00000, 0x1000)]),
+            ('low-and-small', [(0xb008, 4)]),
+            ('last-page-below-2-64', [(0xfffffffffffff800, 0x100), (0xfffffffffffff000, 0xfff),
+                                      (0xfffffffffffffff0, 8)]),
+            ('direct-map-end', [(direct_map - 0x1000, 0x1000), (direct_map - 0x1000, 0x2000),
+                                (direct_map, 0x1000), (direct_map - 1, 1)]),
+            ('empty-and-whole', [(0, 0), (0, direct_map), (1, direct_map - 1),
+                                 (0, 0xffffffffffffffff)]),
+            ('high-mmio', [(0xe000000000, 0x1000), (0xfebf1000, 0x10)])):
+        write('ioremap_range', name, b''.join(struct.pack('<QQ', a, b) for a, b in pairs))
+
+
 def synthetic():
     info, e820 = mb2_info()
     write('mb2', 'grub-bios', info)
@@ -102,6 +119,7 @@ def synthetic():
     slit = b'SLIT' + struct.pack('<I', 36 + len(body)) + bytes([1, 0]) + b'BOCHS BXPCSLIT' + \
         struct.pack('<I', 1) + b'BXPC' + struct.pack('<I', 1) + body
     write('slit', 'three-nodes', slit[:9] + bytes([(-sum(slit)) & 0xff]) + slit[10:])
+    ioremap_ranges()
 
 
 def main():
