@@ -114,6 +114,7 @@ HOST_MODULES := \
 	kernel/dma_debug.c \
 	kernel/format.c \
 	kernel/iommu.c \
+	kernel/keyseq.c \
 	kernel/ksyms.c \
 	kernel/ktest.c \
 	kernel/logring.c \
@@ -311,7 +312,7 @@ sim-plot: $(B)/sim/rcu_sim | plot-deps
 # (tests/fuzz/corpus/TARGET/) with gcc and the same sanitizers.
 
 FUZZ_TARGETS := mb2 memmap acpi_root madt srat slit mcfg hpet fadt dmar ivrs spcr dsdt_s5 cmdline format \
-	swiotlb_slots virtqueue virtio_blk numa_build usb_kbd xhci_events
+	swiotlb_slots virtqueue virtio_blk numa_build usb_kbd xhci_events ioremap_range
 ACPI_TABLES  := madt srat slit mcfg hpet fadt dmar ivrs spcr
 FUZZ_SECONDS ?= 60
 FUZZ_CC      ?= clang

@@ -69,13 +69,24 @@
  * the mapping by swapping its orig[] for SWIOTLB_BEING_UNMAPPED (one
  * compare-and-swap), so of two unmaps of one mapping racing, one wins.
  *
+ * orig[] is also what says whether a mapping starts at a slab, for the
+ * lookups: a map writes the length and bytes first and publishes the
+ * mapping last, by storing its orig (release); a free clears the length
+ * and bytes, then stores SWIOTLB_NO_ORIG. Neither mark is an address
+ * (physical addresses end at 2^52), so a buffer at physical address 0 is
+ * a mapping like any other, and a lookup racing a map of the same slab
+ * sees no mapping until it is whole (with 0 for "free", a stale unmap
+ * there once claimed it and copied to physical address 0).
+ *
  * Invariants (checked by swiotlb_slots_check(), which the tests call after
  * every step):
  *   - free[i] == 0 for a used slab, and for a free one the count above;
  *   - nslabs_at[i] is non-zero exactly at the first slab of each mapping,
  *     where it keeps the mapping's length in slabs, bytes_at[i] the bytes
  *     mapped (what unmap and sync may copy, never more: Linux's
- *     alloc_size), and orig[i] the original buffer's address;
+ *     alloc_size), and orig[i] the original buffer's address (or
+ *     SWIOTLB_BEING_UNMAPPED once claimed); every other slab's orig[] is
+ *     SWIOTLB_NO_ORIG;
  *   - each area's used equals the used slabs inside it, and its peak >=
  *     used; its index lies inside it;
  *   - the areas are whole segments, in order, covering the pool.
@@ -164,6 +175,7 @@ u32 swiotlb_pool_order(u32 nr_nodes, const u8 distance[MAX_NODES][MAX_NODES], in
 
 #define SWIOTLB_MAX_AREAS   1024                             /* swiotlb.areas= at most */
 #define SWIOTLB_BEING_UNMAPPED (~0ULL)  /* orig[] of a mapping an unmap has claimed */
+#define SWIOTLB_NO_ORIG   (~0ULL - 1)   /* orig[] of a slab where no mapping starts */
 
 struct swiotlb_area {
 	struct spinlock lock;   /* guards index, used, peak and the slot entries of its slabs */
@@ -178,7 +190,7 @@ struct swiotlb_slots {          /* read-only once set up: the areas hold what ch
 	u32 *free;              /* [nslabs], see above */
 	u32 *nslabs_at;         /* [nslabs]: a mapping's length, at its first slab */
 	u32 *bytes_at;          /* [nslabs]: the bytes it maps, at its first slab */
-	u64 *orig;              /* [nslabs]: the original buffer, at the first slab */
+	u64 *orig;              /* [nslabs]: the original buffer, at the first slab; else SWIOTLB_NO_ORIG */
 	struct swiotlb_area *areas;     /* [nareas] */
 };
 
@@ -211,8 +223,9 @@ u32 swiotlb_slots_area_of(const struct swiotlb_slots *s, u32 slab);
  * buffer at orig, looking in area start & (nareas - 1) first, then in the
  * next ones. Mappings of a page or more start on a page boundary (every
  * other slab), as Linux does. Returns the first slab, or -1 if no run fits
- * anywhere (the pool is full, or too fragmented). An area with fewer free
- * slabs than the mapping needs is passed over at once, without a search.
+ * anywhere (the pool is full, or too fragmented), or if orig is one of the
+ * two marks (no physical address). An area with fewer free slabs than the
+ * mapping needs is passed over at once, without a search.
  */
 s64 swiotlb_slots_alloc(struct swiotlb_slots *s, u32 start, u64 size, u64 orig);
 

@@ -91,6 +91,23 @@ static inline u64 virt_to_phys(const void *va)
 void vm_init(const struct memmap *map);
 
 /*
+ * The whole pages [*base, *end) that hold the bytes [pa, pa + size), for
+ * ioremap() and memremap(); false if the range is empty or reaches past
+ * the direct map. Checked before anything is rounded: a firmware address
+ * in the last page below 2^64 would round its end up to 0 and pass. Since
+ * DIRECT_MAP_SIZE is page-aligned, the rounded end of a range that fits
+ * does not pass it either. Pure; fuzzed (tests/fuzz/ioremap_range.c).
+ */
+static inline bool vm_remap_range(u64 pa, u64 size, u64 *base, u64 *end)
+{
+	if (size == 0 || pa >= DIRECT_MAP_SIZE || size > DIRECT_MAP_SIZE - pa)
+		return false;
+	*base = ALIGN_DOWN(pa, PAGE_SIZE);
+	*end = ALIGN_UP(pa + size, PAGE_SIZE);
+	return true;
+}
+
+/*
  * Map device memory [pa, pa + size) into the direct map with the given
  * cache type and return its virtual address, or NULL (with a message) if it
  * cannot be mapped. Already-mapped pages with the same type are left alone.

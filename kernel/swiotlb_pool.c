@@ -238,7 +238,7 @@ u32 swiotlb_slots_init(struct swiotlb_slots *s, u32 nslabs, u32 nareas, void *me
 		s->free[i] = segment_end(i) - i;
 		s->nslabs_at[i] = 0;
 		s->bytes_at[i] = 0;
-		s->orig[i] = 0;
+		s->orig[i] = SWIOTLB_NO_ORIG;
 	}
 	return nslabs;
 }
@@ -281,7 +281,7 @@ static s64 area_alloc(struct swiotlb_slots *s, struct swiotlb_area *a, u32 n, u3
 		renumber_before(s, i, 0);
 		s->nslabs_at[i] = n;
 		s->bytes_at[i] = (u32)size;
-		__atomic_store_n(&s->orig[i], orig, __ATOMIC_RELEASE);
+		__atomic_store_n(&s->orig[i], orig, __ATOMIC_RELEASE);   /* last: the mapping is whole */
 		__atomic_store_n(&a->used, a->used + n, __ATOMIC_RELAXED);    /* read without the lock */
 		if (a->used > a->peak)
 			__atomic_store_n(&a->peak, a->used, __ATOMIC_RELAXED);
@@ -296,7 +296,7 @@ out:
 
 s64 swiotlb_slots_alloc(struct swiotlb_slots *s, u32 start, u64 size, u64 orig)
 {
-	if (!s->nslabs || size == 0 || size > SWIOTLB_MAX_MAPPING)
+	if (!s->nslabs || size == 0 || size > SWIOTLB_MAX_MAPPING || orig >= SWIOTLB_NO_ORIG)
 		return -1;
 	u32 n = (u32)((size + SWIOTLB_SLAB_SIZE - 1) >> SWIOTLB_SLAB_SHIFT);
 	u32 stride = size >= 4096 ? PAGE_SLABS : 1;
@@ -315,7 +315,8 @@ bool swiotlb_slots_lookup(const struct swiotlb_slots *s, u32 first, u64 *orig, u
 	if (first >= s->nslabs)
 		return false;
 	u64 o = __atomic_load_n(&s->orig[first], __ATOMIC_ACQUIRE);
-	if (o == SWIOTLB_BEING_UNMAPPED || !__atomic_load_n(&s->nslabs_at[first], __ATOMIC_ACQUIRE))
+	if (o == SWIOTLB_BEING_UNMAPPED || o == SWIOTLB_NO_ORIG ||
+	    !__atomic_load_n(&s->nslabs_at[first], __ATOMIC_ACQUIRE))
 		return false;
 	*orig = o;
 	*bytes = __atomic_load_n(&s->bytes_at[first], __ATOMIC_RELAXED);
@@ -327,7 +328,8 @@ bool swiotlb_slots_claim(struct swiotlb_slots *s, u32 first, u64 *orig, u32 *byt
 	if (first >= s->nslabs)
 		return false;
 	u64 o = __atomic_load_n(&s->orig[first], __ATOMIC_ACQUIRE);
-	if (o == SWIOTLB_BEING_UNMAPPED || !__atomic_load_n(&s->nslabs_at[first], __ATOMIC_ACQUIRE))
+	if (o == SWIOTLB_BEING_UNMAPPED || o == SWIOTLB_NO_ORIG ||
+	    !__atomic_load_n(&s->nslabs_at[first], __ATOMIC_ACQUIRE))
 		return false;
 	/* Of two unmaps racing, the one whose swap lands claims it; the other sees BEING_UNMAPPED. */
 	if (!__atomic_compare_exchange_n(&s->orig[first], &o, SWIOTLB_BEING_UNMAPPED, false,
@@ -356,7 +358,7 @@ bool swiotlb_slots_free(struct swiotlb_slots *s, u32 first)
 	renumber_before(s, first, count);
 	__atomic_store_n(&s->nslabs_at[first], 0, __ATOMIC_RELAXED);
 	s->bytes_at[first] = 0;
-	__atomic_store_n(&s->orig[first], 0, __ATOMIC_RELEASE);
+	__atomic_store_n(&s->orig[first], SWIOTLB_NO_ORIG, __ATOMIC_RELEASE);
 	__atomic_store_n(&a->used, a->used - n, __ATOMIC_RELAXED);
 	spin_unlock_irqrestore(&a->lock, flags);
 	return true;
@@ -406,10 +408,12 @@ const char *swiotlb_slots_check(const struct swiotlb_slots *s)
 				if (!s->bytes_at[i] || s->bytes_at[i] > n * SWIOTLB_SLAB_SIZE ||
 				    s->bytes_at[i] <= (n - 1) * SWIOTLB_SLAB_SIZE)
 					return "a mapping's bytes do not fit its slabs";
+				if (s->orig[i] == SWIOTLB_NO_ORIG)
+					return "a mapping has no original buffer";
 				for (u32 j = i; j < i + n; j++) {
 					if (s->free[j])
 						return "a slab of a mapping is counted free";
-					if (j > i && s->nslabs_at[j])
+					if (j > i && (s->nslabs_at[j] || s->orig[j] != SWIOTLB_NO_ORIG))
 						return "a mapping starts inside another";
 				}
 				used += n;
@@ -418,6 +422,8 @@ const char *swiotlb_slots_check(const struct swiotlb_slots *s)
 			}
 			if (!s->free[i])
 				return "a used slab belongs to no mapping";
+			if (s->orig[i] != SWIOTLB_NO_ORIG)
+				return "a free slab has an original buffer";
 			u32 expect = (i + 1 == segment_end(i) || !s->free[i + 1]) ? 1 : s->free[i + 1] + 1;
 			if (s->free[i] != expect)
 				return "a free count is wrong";

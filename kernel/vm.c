@@ -440,20 +440,19 @@ void vm_unmap_user(u64 va, u64 size)
 /*
  * Map [pa, pa + size) into the direct map with cache type cache: the work
  * of ioremap() and memremap(), named by who in the messages. The range is
- * checked against DIRECT_MAP_SIZE before anything is rounded: a firmware
- * address in the last page below 2^64 would round its end up to 0.
+ * checked against DIRECT_MAP_SIZE before anything is rounded
+ * (vm_remap_range()): a firmware address in the last page below 2^64
+ * would round its end up to 0.
  */
 static void *remap(u64 pa, u64 size, enum vm_cache cache, const char *who)
 {
 	u64 base, end, flags;
 	bool ok;
 
-	if (size == 0 || pa >= DIRECT_MAP_SIZE || size > DIRECT_MAP_SIZE - pa) {
+	if (!vm_remap_range(pa, size, &base, &end)) {
 		pr_err("vm: %s 0x%llx+0x%llx is outside the direct map\n", who, pa, size);
 		return NULL;
 	}
-	base = ALIGN_DOWN(pa, PAGE_SIZE);
-	end = ALIGN_UP(pa + size, PAGE_SIZE);   /* DIRECT_MAP_SIZE is page-aligned: no wrap */
 	if (!pml4) {
 		pr_err("vm: %s 0x%llx before vm_init\n", who, pa);
 		return NULL;

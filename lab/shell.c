@@ -17,6 +17,7 @@
 #include "fbcon.h"
 #include "format.h"
 #include "kbd.h"
+#include "keyseq.h"
 #include "kstring.h"
 #include "ktest.h"
 #include "mm.h"
@@ -443,8 +444,9 @@ static int raw_byte(void)
  * The next byte for the line editor. Any key hides the results' QR code;
  * Page Up/Down (the i8042's KEY_ codes) move the screen's view and are
  * not bytes; any other key but ESC brings the view back to the live
- * screen. ESC starts a sequence read_line() decodes: Page Up/Down arrive
- * that way from the USB keyboard and a serial terminal (ESC [ 5 ~).
+ * screen. ESC starts a sequence read_line() decodes (keyseq.h): Page
+ * Up/Down arrive that way from the USB keyboard and a serial terminal
+ * (ESC [ 5 ~).
  */
 static int next_byte(void)
 {
@@ -493,24 +495,21 @@ static void read_line(char *line)
 			return;
 		}
 		if (c == 27) {                          /* ESC [ A / B: history; ESC [ 5 ~ / 6 ~: pages */
-			if (raw_byte() != '[') {
-				screen_live(false);
-				continue;
-			}
-			int k = raw_byte(), number = 0;
-			while (k >= '0' && k <= '9') {
-				number = number * 10 + (k - '0');
-				k = raw_byte();
-			}
-			if (k == '~' && (number == 5 || number == 6)) {
-				scroll_back(number == 5 ? KEY_PGUP : KEY_PGDN);
+			struct keyseq seq;
+			enum keyseq_key key;
+
+			keyseq_start(&seq);
+			while ((key = keyseq_feed(&seq, raw_byte())) == KEYSEQ_MORE)
+				;
+			if (key == KEYSEQ_PGUP || key == KEYSEQ_PGDN) {
+				scroll_back(key == KEYSEQ_PGUP ? KEY_PGUP : KEY_PGDN);
 				continue;
 			}
 			screen_live(false);
-			if (k == 'A' && back < history_count && back < SHELL_HISTORY) {
+			if (key == KEYSEQ_UP && back < history_count && back < SHELL_HISTORY) {
 				back++;
 				replace_line(line, &len, history[(history_count - back) % SHELL_HISTORY]);
-			} else if (k == 'B' && back > 0) {
+			} else if (key == KEYSEQ_DOWN && back > 0) {
 				back--;
 				replace_line(line, &len, back ? history[(history_count - back) % SHELL_HISTORY] : "");
 			}

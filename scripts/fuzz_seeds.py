@@ -6,8 +6,11 @@ Real firmware tables: boots QEMU's story (SeaBIOS), story-q35 (OVMF) and
 wide (SeaBIOS, with a SLIT) with acpi.dump=all and turns the kernel's hex
 dumps back into the tables, one file per table and machine. Synthetic
 inputs for the rest, shaped like what QEMU and GRUB give: a multiboot2
-information block with its tags, an E820 map, command lines, and small
-programs for the format, swiotlb and virtqueue targets.
+information block with its tags, an E820 map, command lines, small
+programs for the format, swiotlb and virtqueue targets, ioremap ranges,
+and the tables QEMU's x86 machines do not build: a DMAR (Intel IOMMU),
+an IVRS (AMD IOMMU) and an SPCR (the console's UART, as
+scripts/spcr_fixture.py writes it for the spcr topologies).
 
 Run it again when a target's input format changes; libFuzzer grows the
 corpora from these (scripts/fuzz.py save).
@@ -17,6 +20,8 @@ import re
 import struct
 import subprocess
 import sys
+
+import spcr_fixture
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CORPUS = os.path.join(ROOT, 'tests', 'fuzz', 'corpus')
@@ -81,6 +86,55 @@ def mb2_info():
     return struct.pack('<II', 8 + len(tags), 0) + tags, e820
 
 
+def acpi_table(sig, revision, table_id, body):
+    """A table with ACPI's 36-byte header, OEM TESTBD, its checksum right."""
+    head = struct.pack('<4sIBB6s8sI4sI', sig, 36 + len(body), revision, 0, b'TESTBD',
+                       table_id, 1, b'TEST', 1)
+    table = bytearray(head + body)
+    table[9] = -sum(table) & 0xff
+    return bytes(table)
+
+
+def iommu_and_uart_tables():
+    """DMAR, IVRS and SPCR seeds: no QEMU machine here builds them."""
+    def drhd(flags, base, scope=b''):           # type 0, INCLUDE_PCI_ALL is flags bit 0
+        return struct.pack('<HHBBHQ', 0, 16 + len(scope), flags, 0, 0, base) + scope
+    rmrr = struct.pack('<HHHHQQ', 1, 24, 0, 0, 0x70000000, 0x7001ffff)
+    ioapic_scope = struct.pack('<BBHBBBB', 3, 8, 0, 0, 0, 0x1e, 0)     # I/O APIC at 00:1e.0
+
+    def dmar_head(flags):                       # host address width 39 bits; bit 1: x2APIC opt-out
+        return struct.pack('<BB10x', 38, flags)
+    write('dmar', 'seed-0', acpi_table(b'DMAR', 1, b'SYNTHTBL', dmar_head(3) + drhd(0, 0xfed90000) +
+                                       rmrr + drhd(1, 0xfed91000)))
+    write('dmar', 'seed-1', acpi_table(b'DMAR', 1, b'SYNTHTBL',
+                                       dmar_head(1) + drhd(1, 0xfed90000, ioapic_scope)))
+    ivinfo = struct.pack('<I8x', 0x00203041)
+    ivhd10 = struct.pack('<BBHHHQHHI', 0x10, 0xb0, 24, 2, 0x40, 0xfd200000, 0, 0, 0)
+    ivhd11 = struct.pack('<BBHHHQHHIQ8x', 0x11, 0xb0, 40, 2, 0x40, 0xfd200000, 0, 0, 0, 0)
+    # an IVMD block (not an IVHD: passed over), whose length runs 4 bytes past the table's end
+    ivmd = struct.pack('<BBHHHQQ4x', 0x20, 0, 32, 0, 0, 0x9d000000, 0x1000)
+    write('ivrs', 'seed-0', acpi_table(b'IVRS', 2, b'SYNTHTBL', ivinfo + ivhd10 + ivhd11 + ivmd))
+    write('spcr', 'seed-com2', spcr_fixture.spcr(space=1, address=0x2f8))
+    write('spcr', 'seed-mmio', spcr_fixture.spcr(space=0, address=0xfe030000, bit_width=32,
+                                                 access_size=3, baud_code=0))
+
+
+def ioremap_ranges():
+    """(phys, size) pairs as firmware names them, and the edges."""
+    direct_map = 1 << 46
+    for name, pairs in (
+            ('lapic', [(0xfee00000, 0x1000)]),
+            ('low-and-small', [(0xb008, 4)]),
+            ('last-page-below-2-64', [(0xfffffffffffff800, 0x100), (0xfffffffffffff000, 0xfff),
+                                      (0xfffffffffffffff0, 8)]),
+            ('direct-map-end', [(direct_map - 0x1000, 0x1000), (direct_map - 0x1000, 0x2000),
+                                (direct_map, 0x1000), (direct_map - 1, 1)]),
+            ('empty-and-whole', [(0, 0), (0, direct_map), (1, direct_map - 1),
+                                 (0, 0xffffffffffffffff)]),
+            ('high-mmio', [(0xe000000000, 0x1000), (0xfebf1000, 0x10)])):
+        write('ioremap_range', name, b''.join(struct.pack('<QQ', a, b) for a, b in pairs))
+
+
 def synthetic():
     info, e820 = mb2_info()
     write('mb2', 'grub-bios', info)
@@ -102,6 +156,8 @@ def synthetic():
     slit = b'SLIT' + struct.pack('<I', 36 + len(body)) + bytes([1, 0]) + b'BOCHS BXPCSLIT' + \
         struct.pack('<I', 1) + b'BXPC' + struct.pack('<I', 1) + body
     write('slit', 'three-nodes', slit[:9] + bytes([(-sum(slit)) & 0xff]) + slit[10:])
+    iommu_and_uart_tables()
+    ioremap_ranges()
 
 
 def main():

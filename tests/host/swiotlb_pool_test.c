@@ -472,6 +472,55 @@ static void an_unmap_claims_its_mapping_once(struct ktest *t)
 	CHECK(t, s);
 }
 
+/*
+ * A map publishes its mapping with the orig store, after the slab's length
+ * and bytes: in between, a stale unmap (a driver's double unmap) or a sync
+ * racing it must find no mapping. Forge that moment on a slab that held a
+ * mapping before: with orig 0 meaning "free", the claim took it and its
+ * unmap copied to physical address 0.
+ */
+static void a_claim_during_a_map_finds_no_mapping(struct ktest *t)
+{
+	struct swiotlb_slots *s = fresh(SEG);
+	s64 i = swiotlb_slots_alloc(s, 0, 64, 0x7000);
+	u64 orig = 0x1234;
+	u32 bytes = 99;
+
+	ASSERT_EQ(t, i, 0);
+	ASSERT_TRUE(t, swiotlb_slots_free(s, 0));
+	s->nslabs_at[0] = 1;                    /* what area_alloc writes before orig */
+	s->bytes_at[0] = 64;
+	EXPECT_FALSE(t, swiotlb_slots_claim(s, 0, &orig, &bytes));
+	EXPECT_FALSE(t, swiotlb_slots_lookup(s, 0, &orig, &bytes));
+	EXPECT_EQ(t, orig, 0x1234);             /* nothing handed out */
+	s->nslabs_at[0] = 0;
+	s->bytes_at[0] = 0;
+	CHECK(t, s);
+}
+
+/* Physical address 0 is a buffer like any other: mapped, looked up, claimed, freed. */
+static void a_mapping_of_physical_address_0_is_a_mapping(struct ktest *t)
+{
+	struct swiotlb_slots *s = fresh(SEG);
+	s64 i = swiotlb_slots_alloc(s, 0, 100, 0);
+	u64 orig = 1;
+	u32 bytes = 0;
+
+	ASSERT_GE(t, i, 0);
+	CHECK(t, s);
+	EXPECT_TRUE(t, swiotlb_slots_lookup(s, (u32)i, &orig, &bytes));
+	EXPECT_EQ(t, orig, 0);
+	EXPECT_EQ(t, bytes, 100);
+	orig = 1;
+	EXPECT_TRUE(t, swiotlb_slots_claim(s, (u32)i, &orig, &bytes));
+	EXPECT_EQ(t, orig, 0);
+	EXPECT_FALSE(t, swiotlb_slots_claim(s, (u32)i, &orig, &bytes));
+	EXPECT_TRUE(t, swiotlb_slots_free(s, (u32)i));
+	EXPECT_FALSE(t, swiotlb_slots_lookup(s, (u32)i, &orig, &bytes));
+	EXPECT_EQ(t, swiotlb_slots_used(s), 0);
+	CHECK(t, s);
+}
+
 /* --- per-node pools (testbed's own) --------------------------------------------- */
 
 static void pernode_places_a_pool_on_every_low_node(struct ktest *t)
@@ -586,6 +635,8 @@ static const struct ktest_case swiotlb_pool_cases[] = {
 	KTEST(all_areas_full_refuse_without_moving),
 	KTEST(an_area_with_exactly_enough_free_serves),
 	KTEST(an_unmap_claims_its_mapping_once),
+	KTEST(a_claim_during_a_map_finds_no_mapping),
+	KTEST(a_mapping_of_physical_address_0_is_a_mapping),
 	KTEST(pernode_places_a_pool_on_every_low_node),
 	KTEST(random_run_matches_a_model),
 	{},
