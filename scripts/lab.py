@@ -35,11 +35,15 @@ A grade line's points are given when its run has no failure and at least
 one case passed (a run that only skipped gives none, and says so).
 """
 import argparse
+import collections
+import concurrent.futures
+import contextlib
 import glob
 import os
 import re
 import subprocess
 import sys
+import threading
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -48,6 +52,7 @@ import mutants  # noqa: E402  (scripts/mutants.py: patches, builds and runs)
 
 LABS = os.path.join(ROOT, 'tests', 'labs')
 SCRATCH = os.path.join(ROOT, 'build', 'labs')
+MATRIX_LOCKS = collections.defaultdict(threading.Lock)
 
 
 class LabError(Exception):
@@ -88,21 +93,27 @@ def lab_names():
     return [name for _, name in sorted(found)]
 
 
-def grade(tree, name, out=print):
+def grade(tree, name, out=print, build=True):
     """Run the lab's grade lines in tree, printing each; [(line, points
-    given, points)]: none given for a line if the kernel does not build."""
+    given, points)]: none given for a line if the kernel does not build.
+    build=False: the caller built it."""
     headers, _ = read_lab(name)
     specs = [line for _, line in headers['grade']]
     results = []
     try:
-        mutants.build(tree, specs)
+        if build:
+            mutants.build(tree, specs)
     except mutants.MutantError as error:
         out(f'{name}: the kernel {error}')
         results = [(line, 0, points) for points, line in headers['grade']]
     for number, (points, line) in enumerate(headers['grade'] if not results else []):
         started = time.monotonic()
+        kind, _, rest = line.partition(' ')
         try:
-            records = mutants.run_tests(tree, f'lab-{name}-{number}', {}, [line])
+            # A matrix boot keeps its log under its own name: one at a time per tree.
+            with MATRIX_LOCKS[(tree, rest.split(' ')[0])] if kind == 'matrix' else \
+                    contextlib.nullcontext():
+                records = mutants.run_tests(tree, f'lab-{name}-{number}', {}, [line])
             failed = [r for r in records if r['status'] == 'fail']
             passed = [r for r in records if r['status'] == 'pass']
             verdict = ('FAIL: ' + mutants.describe(failed[0]) if failed else
@@ -147,48 +158,80 @@ def start(name):
     print(f'lab {name}: grade your work with "make grade LAB={name}"')
 
 
-def check(names):
-    """Every lab as CI wants it; the problems, as lines."""
+def check_one(name, trees):
+    """One lab as CI wants it; its problems, as lines. trees holds the
+    scratch copies of the tree a starting point is built in."""
+    try:
+        headers, files = read_lab(name)
+    except LabError as error:
+        return [str(error)]
     problems = []
-    tree = os.path.join(SCRATCH, 'tree')
+    page = os.path.join(ROOT, headers['page'])
+    if not os.path.exists(page):
+        problems.append(f'{name}: its page {headers["page"]} does not exist')
+    elif f'make grade LAB={name}' not in mutants.runner.read_text(page):
+        problems.append(f'{name}: {headers["page"]} never says "make grade LAB={name}"')
+    if not any(f'LAB({name})' in new for _, hunks in files for _, new in hunks):
+        problems.append(f'{name}: the patch marks no stub with LAB({name})')
+    lines = []
+    done = grade(ROOT, name, out=lines.append, build=False)
+    if any(got != points for _, got, points in done):
+        problems.append(f'{name}: this tree does not get every point:\n    ' +
+                        '\n    '.join(lines))
+    tree = trees.take()
+    try:
+        mutants.apply(tree, files)
+        lines = []
+        started = grade(tree, name, out=lines.append)
+        if any('the kernel does not build' in line for line in lines):
+            problems.append(f'{name}: the starting point does not build: {lines[0]}')
+        free = [line for line, got, _ in started if got]
+        if free:
+            problems.append(f'{name}: the starting point already gets the points of '
+                            + ', '.join(f'"{line}"' for line in free))
+        print(f'lab {name}: this tree {sum(d[1] for d in done)}/{sum(d[2] for d in done)}, '
+              f'the starting point {sum(d[1] for d in started)}/'
+              f'{sum(d[2] for d in started)}', flush=True)
+    except mutants.MutantError as error:
+        problems.append(f'{name}: {error}')
+    finally:
+        mutants.reset_tree(tree, files)
+        trees.put(tree)
+    return problems
+
+
+def check(names, jobs=(os.cpu_count() or 2) + 1):
+    """Every lab as CI wants it, several at once (as the mutants run: a
+    grade line waits on its boot part of the time); the problems, as
+    lines. This tree is built once first, for every lab's lines."""
+    specs = []
     for name in names:
         try:
-            headers, files = read_lab(name)
-        except LabError as error:
-            problems.append(str(error))
-            continue
-        page = os.path.join(ROOT, headers['page'])
-        if not os.path.exists(page):
-            problems.append(f'{name}: its page {headers["page"]} does not exist')
-        elif f'make grade LAB={name}' not in mutants.runner.read_text(page):
-            problems.append(f'{name}: {headers["page"]} never says "make grade LAB={name}"')
-        if not any(f'LAB({name})' in new for _, hunks in files for _, new in hunks):
-            problems.append(f'{name}: the patch marks no stub with LAB({name})')
-        lines = []
-        done = grade(ROOT, name, out=lines.append)
-        if any(got != points for _, got, points in done):
-            problems.append(f'{name}: this tree does not get every point:\n    ' +
-                            '\n    '.join(lines))
-        if not os.path.exists(tree):
-            mutants.copy_tree(tree)
+            specs += [line for _, line in read_lab(name)[0]['grade']]
+        except LabError:
+            pass                # check_one() says so
+    try:
+        mutants.build(ROOT, specs)
+    except mutants.MutantError as error:
+        return [f'this tree {error}']
+    trees = Trees()
+    with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
+        return [line for lines in pool.map(lambda name: check_one(name, trees), names)
+                for line in lines]
+
+
+class Trees(mutants.Trees):
+    """The scratch copies of the tree, build/labs/tree-N, made when needed."""
+
+    def take(self):
         try:
-            mutants.apply(tree, files)
-            lines = []
-            started = grade(tree, name, out=lines.append)
-            if any('the kernel does not build' in line for line in lines):
-                problems.append(f'{name}: the starting point does not build: {lines[0]}')
-            free = [line for line, got, _ in started if got]
-            if free:
-                problems.append(f'{name}: the starting point already gets the points of '
-                                + ', '.join(f'"{line}"' for line in free))
-            print(f'lab {name}: this tree {sum(d[1] for d in done)}/{sum(d[2] for d in done)}, '
-                  f'the starting point {sum(d[1] for d in started)}/'
-                  f'{sum(d[2] for d in started)}', flush=True)
-        except mutants.MutantError as error:
-            problems.append(f'{name}: {error}')
-        finally:
-            mutants.reset_tree(tree, files)
-    return problems
+            return self.free.get_nowait()
+        except mutants.queue.Empty:
+            with self.lock:
+                tree = os.path.join(SCRATCH, f'tree-{self.made}')
+                self.made += 1
+            mutants.copy_tree(tree)
+            return tree
 
 
 def main(argv=None):

@@ -459,12 +459,14 @@ class LabTest(unittest.TestCase):
         mutants.run_tests = run_tests
         saved = mutants.copy_tree, mutants.reset_tree, lab.SCRATCH
         lab.SCRATCH = os.path.join(self.tree.root, 'build/labs')
-        mutants.copy_tree = lambda tree: os.makedirs(os.path.join(tree, 'build'))
+
+        def copy_tree(tree):
+            os.makedirs(os.path.join(tree, 'build'))
+            with open(os.path.join(tree, 'a.c'), 'w') as f:
+                f.write('a\n')
+        mutants.copy_tree = copy_tree
         mutants.reset_tree = lambda tree, files: None
         try:
-            os.makedirs(os.path.join(lab.SCRATCH, 'tree'))
-            with open(os.path.join(lab.SCRATCH, 'tree', 'a.c'), 'w') as f:
-                f.write('a\n')
             problems = lab.check(['x'])
         finally:
             mutants.copy_tree, mutants.reset_tree, lab.SCRATCH = saved
