@@ -71,15 +71,50 @@ def write_data(blocks):
     return names
 
 
-def gnuplot(names, limit):
+# One colour and dash per mode, the same in every panel and both plots: the
+# 2005 modes in warm colours, their fixes in cool ones, count and fqs
+# (the two a reader compares most) far apart in both.
+MODE_STYLE = {
+    'rc4': 'lc rgb "#d62728" dt 1',        # red: the bug
+    'batch10k': 'lc rgb "#ff7f0e" dt 2',   # orange, dashed
+    'count': 'lc rgb "#1f77b4" dt 1',      # blue: 2.6.14's fix
+    'fqs16': 'lc rgb "#9467bd" dt 3',      # purple, dotted
+    'fqs19': 'lc rgb "#8c564b" dt 4',      # brown, dash-dot
+    'fqs': 'lc rgb "#2ca02c" dt 1',        # green: testbed's own
+}
+PLOTS_DRAWN = (('nr_files', 2, 'open files (nr_files)', 'open files'),
+               ('qlen', 3, 'callbacks queued on the storming CPU (qlen)', 'callbacks queued'))
+
+
+def ranges(names):
+    """The largest value of each plot's column over every storm: each
+    panel of a plot gets the same y range, so panels compare at a glance."""
+    top = {what: 1 for what, *_ in PLOTS_DRAWN}
+    for name in names:
+        with open(os.path.join(run.ROOT, PLOTS, name + '.dat')) as f:
+            for line in f:
+                fields = line.split()
+                for what, col, *_ in PLOTS_DRAWN:
+                    top[what] = max(top[what], int(fields[col - 1]))
+    return top
+
+
+def gnuplot_script(names, limit, top):
+    """The gnuplot script for both plots: three panels each (user mode
+    alone, against a hog, a kernel thread), the legend outside the data,
+    both axes labelled with their units, a fixed style per mode, one y
+    range per plot (top: its largest value; nr_files at least max_files)."""
     modes = list(dict.fromkeys(n.rsplit('-', 1)[0] for n in names))    # as the story ran them
-    script = [f'set terminal pngcairo size 1800,480 font ",10" noenhanced', 'set grid',
-              'set xlabel "ms since the storm began"', 'set key top left']
-    for what, col, title in (('nr_files', 2, 'open files (nr_files)'),
-                             ('qlen', 3, 'callbacks queued on the storming CPU (qlen)')):
-        script += [f"set output '{PLOTS}/{what}.png'", 'set multiplot layout 1,3']
+    script = ['set terminal pngcairo size 1800,520 font ",10" noenhanced', 'set grid',
+              'set xlabel "time since the storm began (ms)"',
+              'set key outside bottom center horizontal', 'set bmargin 7']
+    for what, col, title, unit in PLOTS_DRAWN:
+        ymax = max(top[what], limit if what == 'nr_files' else 0) * 1.05
+        script += [f"set output '{PLOTS}/{what}.png'", 'set multiplot layout 1,3',
+                   f'set ylabel "{unit} (count)"', f'set yrange [0:{ymax:.0f}]']
         for side in ('alone', 'hog', 'kernel'):
-            lines = [f"'{PLOTS}/{m}-{side}.dat' using 1:{col} with lines lw 2 title '{m}'"
+            lines = [f"'{PLOTS}/{m}-{side}.dat' using 1:{col} with lines lw 2 "
+                     f"{MODE_STYLE.get(m, '')} title '{m}'".replace('  ', ' ')
                      for m in modes if f'{m}-{side}' in names]
             if not lines:
                 continue
@@ -87,12 +122,17 @@ def gnuplot(names, limit):
                      'kernel': 'a kernel thread, alone'}[side]
             script.append(f'set title "{title}: {label}"')
             if what == 'nr_files':
-                lines.append(f'{limit} with lines dt 2 lc rgb "red" title "max_files {limit}"')
+                lines.append(f'{limit} with lines dt 2 lw 1 lc rgb "black" '
+                             f'title "max_files {limit}"')
             script.append('plot ' + ', '.join(lines))
         script.append('unset multiplot')
+    return script
+
+
+def gnuplot(names, limit):
     path = os.path.join(run.ROOT, PLOTS, 'plots.gp')
     with open(path, 'w') as f:
-        f.write('\n'.join(script) + '\n')
+        f.write('\n'.join(gnuplot_script(names, limit, ranges(names))) + '\n')
     subprocess.run(['gnuplot', path], cwd=run.ROOT, check=True)
 
 

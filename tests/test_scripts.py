@@ -18,6 +18,7 @@ import bench  # noqa: E402
 import check_commits  # noqa: E402
 import lab  # noqa: E402
 import mutants  # noqa: E402
+import plot  # noqa: E402
 import tree_check  # noqa: E402
 
 KEPT = []           # the trees' folders, removed when the tests end
@@ -493,6 +494,34 @@ class MutantNotJudgedTest(unittest.TestCase):
         name, line, killed = mutants.judged(verdict, paths, {'pair test=rcu.a': 'fails'})
         self.assertFalse(killed)
         self.assertIn('not judged: "pair test=rcu.a" fails on the clean tree', line)
+
+
+class PlotScriptTest(unittest.TestCase):
+    """scripts/plot.py: plots a student reads at a glance."""
+
+    def script(self):
+        names = [f'{m}-{side}' for m in ('rc4', 'count', 'fqs')
+                 for side in ('alone', 'hog', 'kernel')]
+        return plot.gnuplot_script(names, 50044, {'nr_files': 40000, 'qlen': 70000})
+
+    def test_one_y_range_per_plot_and_labelled_axes(self):
+        script = self.script()
+        self.assertEqual([l for l in script if l.startswith('set yrange')],
+                         ['set yrange [0:52546]', 'set yrange [0:73500]'])
+        for plot_start in (i for i, l in enumerate(script) if l.startswith('set output')):
+            panels = script[plot_start:script.index('unset multiplot', plot_start)]
+            self.assertEqual(sum(l.startswith('set yrange') for l in panels), 1)
+            self.assertTrue(any(l.startswith('set ylabel') and '(count)' in l for l in panels))
+        self.assertIn('set xlabel "time since the storm began (ms)"', script)
+        self.assertTrue(any(l.startswith('set key outside') for l in script))
+
+    def test_each_mode_keeps_its_own_style(self):
+        styles = set(plot.MODE_STYLE.values())
+        self.assertEqual(len(styles), len(plot.MODE_STYLE))
+        self.assertNotEqual(plot.MODE_STYLE['count'].split('dt')[0],
+                            plot.MODE_STYLE['fqs'].split('dt')[0])
+        for line in (l for l in self.script() if l.startswith('plot ')):
+            self.assertIn(plot.MODE_STYLE['fqs'], line)
 
 
 class BenchGateTest(unittest.TestCase):
