@@ -355,23 +355,29 @@ test: $(B)/testbed.iso $(B)/host/unit $(B)/kernel-alone.elf $(B)/check/rcu_check
 		--every-case
 
 
-$(B)/fuzz/obj/%.o: %.c $(wildcard include/*.h tests/host/*.h)
+# The objects know their headers (-MMD); the link compiles the target's own
+# source too, so it depends on every header, as that source may use any.
+$(B)/fuzz/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(quiet) FUZZCC $<
-	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link,address,undefined -c $< -o $@
-$(B)/fuzz-replay/obj/%.o: %.c $(wildcard include/*.h tests/host/*.h)
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link,address,undefined -MMD -MP \
+		-c $< -o $@
+$(B)/fuzz-replay/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(quiet) HOSTCC $<
-	$(Q)$(HOSTCC) $(FUZZ_CFLAGS) -fsanitize=address,undefined -fno-sanitize-recover=all -c $< -o $@
+	$(Q)$(HOSTCC) $(FUZZ_CFLAGS) -fsanitize=address,undefined -fno-sanitize-recover=all -MMD -MP \
+		-c $< -o $@
 
 define fuzz_rules
-$(B)/fuzz/$1: $(call fuzz_src,$1) $(wildcard tests/fuzz/*.h) $(FUZZ_LIB:%.c=$(B)/fuzz/obj/%.o) \
+$(B)/fuzz/$1: $(call fuzz_src,$1) $(wildcard tests/fuzz/*.h include/*.h tests/host/*.h) \
+		$(FUZZ_LIB:%.c=$(B)/fuzz/obj/%.o) \
 		$(patsubst %.c,$(B)/fuzz/obj/%.o,$(call fuzz_own,$1))
 	$$(quiet) FUZZLD $$@
 	$$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) $(call fuzz_def,$1) -fsanitize=fuzzer,address,undefined \
 		$(call fuzz_src,$1) $(FUZZ_LIB:%.c=$(B)/fuzz/obj/%.o) \
 		$(patsubst %.c,$(B)/fuzz/obj/%.o,$(call fuzz_own,$1)) -ldl -o $$@
-$(B)/fuzz-replay/$1: $(call fuzz_src,$1) $(wildcard tests/fuzz/*.h) tests/fuzz/replay.c \
+$(B)/fuzz-replay/$1: $(call fuzz_src,$1) $(wildcard tests/fuzz/*.h include/*.h tests/host/*.h) \
+		tests/fuzz/replay.c \
 		$(FUZZ_LIB:%.c=$(B)/fuzz-replay/obj/%.o) \
 		$(patsubst %.c,$(B)/fuzz-replay/obj/%.o,$(call fuzz_own,$1))
 	$$(quiet) HOSTLD $$@
