@@ -993,19 +993,21 @@ def filter_selection(selection, glob):
     """The test= value of a boot under --filter GLOB, or None if nothing is left.
 
     GLOB is "suite" or "suite.case", either part a glob, as the kernel's
-    test= takes it. "all" becomes GLOB; a suite named in the selection stays
-    if its name matches GLOB's suite part, with GLOB's case part added.
+    test= takes it, or several separated by commas (what any of them
+    picks). "all" becomes GLOB; a suite named in the selection stays if its
+    name matches GLOB's suite part, with GLOB's case part added.
     """
-    suite_glob, _, case_glob = glob.partition('.')
     words = []
-    for word in filter(None, selection.split(',')):
-        if word == 'all':
-            words.append(glob)
-            continue
-        suite, _, case = word.partition('.')
-        if fnmatch.fnmatchcase(suite, suite_glob):
-            case = case_glob or case
-            words.append(suite + ('.' + case if case else ''))
+    for one in filter(None, glob.split(',')):
+        suite_glob, _, case_glob = one.partition('.')
+        for word in filter(None, selection.split(',')):
+            if word == 'all':
+                words.append(one)
+                continue
+            suite, _, case = word.partition('.')
+            if fnmatch.fnmatchcase(suite, suite_glob):
+                case = case_glob or case
+                words.append(suite + ('.' + case if case else ''))
     return ','.join(dict.fromkeys(words)) or None
 
 

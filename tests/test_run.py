@@ -656,6 +656,8 @@ class KunitHabitsTest(unittest.TestCase):
         self.assertEqual(f('rcu_claims', 'rcu*'), 'rcu_claims')
         self.assertEqual(f('dma,rcu', 'rcu.late*'), 'rcu.late*')
         self.assertEqual(f('boot,mm,vm', '*m'), 'mm,vm')
+        self.assertEqual(f('all', 'rcu,boot'), 'rcu,boot')             # any of several
+        self.assertEqual(f('dma,rcu,user', 'rcu.late*,user,vm'), 'rcu.late*,user')
 
     def test_filter_keeps_expectations_and_drops_empty_boots(self):
         boots = run.parse_matrix(
