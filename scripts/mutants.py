@@ -561,11 +561,20 @@ def shared_boots(specs):
     clean boot with their selections joined; a boot that passes vouches
     for each, one that fails is split again by run_clean(). Other lines
     run alone."""
-    runs, groups = [], {}
+    runs, groups, merged = [], {}, {}
     for spec, headers in sorted(specs.items()):
         kind, _, rest = spec.partition(' ')
         words = rest.split()
         tests = [w for w in words if w.startswith('test=')]
+        # The host binary's selections join into one run; so do a matrix
+        # boot's filters (run.py --filter takes several).
+        boot, _, pick = rest.partition(' --filter ')
+        if kind == 'host' and rest:          # (a timeout is for boots: not used here)
+            merged.setdefault(('host', ''), []).append((spec, rest))
+            continue
+        if kind == 'matrix' and pick and len(boot.split()) == 1:
+            merged.setdefault(('matrix', boot), []).append((spec, pick))
+            continue
         if kind in NOT_BOOTS or len(tests) != 1:
             runs.append((spec, headers, [spec]))
             continue
@@ -583,6 +592,10 @@ def shared_boots(specs):
             if spec is not None:
                 batch.append(spec)
                 words = joined
+    for (kind, boot), members in merged.items():
+        picks = ','.join(dict.fromkeys(pick for _, pick in members))
+        line = f'host {picks}' if kind == 'host' else f'matrix {boot} --filter {picks}'
+        runs.append((line, {}, [spec for spec, _ in members]))
     return runs
 
 

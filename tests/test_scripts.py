@@ -365,6 +365,14 @@ class MutantKillTest(unittest.TestCase):
         self.assertIn(('pair test=rcu.a,rcu.b', {}, ['pair test=rcu.a', 'pair test=rcu.b']), runs)
         self.assertIn(('story test=x', {'timeout': '20'}, ['story test=x']), runs)
         self.assertIn(('host slab', {}, ['host slab']), runs)
+        runs = mutants.shared_boots({'host slab': {}, 'host qr': {'timeout': '20'},
+                                     'matrix sd --filter rcu': {},
+                                     'matrix sd --filter boot': {'timeout': '150'},
+                                     'matrix other': {}})
+        self.assertIn(('host qr,slab', {}, ['host qr', 'host slab']), runs)
+        self.assertIn(('matrix sd --filter boot,rcu', {},
+                       ['matrix sd --filter boot', 'matrix sd --filter rcu']), runs)
+        self.assertIn(('matrix other', {}, ['matrix other']), runs)
         long = {f'pair test=suite.case_number_{i:03d}_with_a_long_name': {} for i in range(20)}
         for line, _, members in mutants.shared_boots(long):
             self.assertLessEqual(len(line.split('test=')[1]), mutants.SELECTION_MAX)
