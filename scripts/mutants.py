@@ -526,8 +526,9 @@ def build(tree, specs):
 
 # Roughly how long a mutant's runs take, by kind, in seconds: the longest
 # start first, so that no long one is left for one worker at the end.
-COST = {'matrix': 12, 'check-rcu': 8, 'fuzz': 2, 'story': 6, 'story-icount': 6, 'pair': 5,
-        'single': 5, 'host': 3, 'sim': 2}
+COST = {'matrix': 8, 'story-icount': 8, 'check-rcu': 7, 'story': 5, 'pair': 5,
+        'single': 5, 'host': 3, 'fuzz': 2, 'sim': 1}
+SESSION_COST = 6                # a boot a session types into waits on the guest
 
 
 def spec_cost(spec, headers):
@@ -536,7 +537,7 @@ def spec_cost(spec, headers):
     if headers.get('expect') == 'hang' or 'timeout' in headers:
         return int(headers.get('timeout', 60))
     kind, _, rest = spec.partition(' ')
-    cost = COST.get(kind.split('+')[0], 5)
+    cost = COST.get(kind.split('+')[0], 5) + SESSION_COST * ('+session=' in kind)
     if kind == 'matrix':
         boot = matrix_boots().get(rest.split(' ')[0])
         cost += 4 * (boot is not None and boot.firmware == 'uefi') + \
