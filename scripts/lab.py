@@ -53,6 +53,8 @@ import mutants  # noqa: E402  (scripts/mutants.py: patches, builds and runs)
 LABS = os.path.join(ROOT, 'tests', 'labs')
 SCRATCH = os.path.join(ROOT, 'build', 'labs')
 MATRIX_LOCKS = collections.defaultdict(threading.Lock)
+SHOWN = 6                       # failed cases a grade line names
+REASON_MAX = 160                # characters of each one's reason
 
 
 class LabError(Exception):
@@ -116,7 +118,7 @@ def grade(tree, name, out=print, build=True):
                 records = mutants.run_tests(tree, f'lab-{name}-{number}', {}, [line])
             failed = [r for r in records if r['status'] == 'fail']
             passed = [r for r in records if r['status'] == 'pass']
-            verdict = ('FAIL: ' + mutants.describe(failed[0]) if failed else
+            verdict = ('FAIL: ' + explain(failed) if failed else
                        'OK' if passed else 'no points: every case skipped (not on this machine)')
         except (mutants.MutantError, subprocess.TimeoutExpired) as error:
             verdict, passed, failed = f'FAIL: {error}', [], [True]
@@ -126,6 +128,32 @@ def grade(tree, name, out=print, build=True):
             f'[{mine}/{points}]')
     out(f'Score: {sum(r[1] for r in results)}/{sum(r[2] for r in results)}')
     return results
+
+
+def explain(failed):
+    """What failed, for a student: every failed case with its reason (the
+    first few), and where the whole output is."""
+    shown = []
+    for r in failed[:SHOWN]:
+        what = mutants.describe(r) if r['suite'] else f"{r['boot']}: the boot as a whole"
+        reason = ' '.join(r['reason'].split())
+        reason = '' if reason == 'not ok' else reason   # the log says why
+        shown.append(f'{what}' + (f' ({reason[:REASON_MAX]})' if reason else ''))
+    more = f'; {len(failed) - SHOWN} more' if len(failed) > SHOWN else ''
+    logs = sorted({log_of(r) for r in failed})
+    return '; '.join(shown) + more + f'; the whole output: {", ".join(logs)}'
+
+
+def log_of(record):
+    """Where a record's output is: a boot's serial log, the host binary's,
+    or the fuzz replay's own command to run the failing input again."""
+    if record['boot'] == 'fuzz':
+        return f"build/fuzz-replay/{record['case']} {record['reason'].split(':')[0]}"
+    if record['boot'] in ('check-rcu', 'sim'):
+        return f"make {record['boot']}"
+    if record['boot'].startswith('build/host/'):
+        return f"build/logs/host-{os.path.basename(record['boot'])}.log"
+    return f"build/logs/{record['boot']}.log"
 
 
 def git(*args, check=True):

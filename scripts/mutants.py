@@ -402,8 +402,13 @@ def run_tests(tree, name, headers, specs):
         elif kind == 'fuzz':
             corpus = os.path.join('tests', 'fuzz', 'corpus', rest)
             done = run([os.path.join('build', 'fuzz-replay', rest), corpus], tree, timeout=600)
-            failed = [line[len('replay: '):] for line in done.stderr.splitlines()
+            lines = done.stderr.splitlines()
+            failed = [line[len('replay: '):] for line in lines
                       if line.startswith('replay: ')] if done.returncode else []
+            broke = [line.strip() for line in lines if 'check failed' in line or
+                     'ERROR: AddressSanitizer' in line or 'runtime error' in line]
+            if failed and broke:                # the input, and which rule it broke
+                failed[-1] += ': ' + broke[0]
             broken = done.returncode and not failed     # it did not get to an input
             records.append({'status': 'fail' if done.returncode else 'pass',
                             'suite': '' if broken else 'fuzz', 'case':
