@@ -360,6 +360,9 @@ bool acpi_table_usable(const void *t, u32 len);
 /* The first good table with this signature (mapped), or NULL; *len = its length. */
 const void *acpi_find(const char *sig, u32 *len);
 
+/* The signatures of the good tables, each once, blank-separated, into buf (cut to size). */
+void acpi_table_signatures(char *buf, size_t size);
+
 /* Hex-dump a table (false if there is none with this signature). */
 bool acpi_dump(const char *sig);
 

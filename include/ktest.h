@@ -176,6 +176,16 @@ struct ktest_summary {
 };
 const struct ktest_summary *ktest_last_summary(void);
 
+/*
+ * The first word of selection that picks no case (an unknown suite, a
+ * glob or case pattern matching nothing), its length in *len; NULL when
+ * every word picks something. What ktest_run() would count as unknown.
+ */
+const char *ktest_first_unmatched(const char *selection, size_t *len);
+
+/* The names of the suites "all" runs (not the manual ones), blank-separated, into buf. */
+void ktest_suite_names(char *buf, size_t size);
+
 /* Print "suite.case" for every case selection picks; returns how many. */
 int ktest_list(const char *selection);
 

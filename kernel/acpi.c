@@ -339,6 +339,19 @@ const void *acpi_find(const char *sig, u32 *len)
 	return NULL;
 }
 
+void acpi_table_signatures(char *buf, size_t size)
+{
+	size_t used = 0;
+
+	if (!size)
+		return;
+	buf[0] = 0;
+	for (u32 i = 0; i < ntables && used < size; i++)
+		if (acpi_find(tables[i].sig, NULL) == tables[i].virt)  /* the first of its name */
+			used += snprintf(buf + used, size - used, "%s%.4s", used ? " " : "",
+					 tables[i].sig);
+}
+
 /* --- the tables we use, and one summary line each ------------------------------- */
 
 static const char *space_name(u8 space_id)

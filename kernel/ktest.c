@@ -318,6 +318,32 @@ static bool word_selects_nothing(const char *word, size_t len)
 	return true;
 }
 
+const char *ktest_first_unmatched(const char *selection, size_t *len)
+{
+	const char *cursor = selection, *word;
+
+	while (list_next(&cursor, &word, len))
+		if (word_selects_nothing(word, *len))
+			return word;
+	return NULL;
+}
+
+void ktest_suite_names(char *buf, size_t size)
+{
+	size_t used = 0;
+
+	if (!size)
+		return;
+	buf[0] = 0;
+	FOR_EACH_SUITE(s) {
+		if (used >= size)
+			break;
+		if ((*s)->manual)
+			continue;
+		used += snprintf(buf + used, size - used, "%s%s", used ? " " : "", (*s)->name);
+	}
+}
+
 int ktest_list(const char *selection)
 {
 	int n = 0;

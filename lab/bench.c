@@ -158,6 +158,29 @@ static const struct bench *find(const char *name, size_t len)
 	return NULL;
 }
 
+const char *bench_first_unknown(const char *selection, size_t *len)
+{
+	const char *cursor = selection, *name;
+
+	if (!strcmp(selection, "all"))
+		return NULL;
+	while (list_next(&cursor, &name, len))
+		if (!find(name, *len))
+			return name;
+	return NULL;
+}
+
+void bench_names(char *buf, size_t size)
+{
+	size_t used = 0;
+
+	if (!size)
+		return;
+	buf[0] = 0;
+	for (const struct bench *const *b = __start_benches; b < __stop_benches && used < size; b++)
+		used += snprintf(buf + used, size - used, "%s%s", used ? " " : "", (*b)->name);
+}
+
 /*
  * One benchmark, with the interrupts-off tracer off: it costs every cli and
  * sti two TSC reads (under TCG, a lock all virtual CPUs share), so rates

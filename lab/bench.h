@@ -92,6 +92,12 @@ void bench_time_pair(struct bench_runs *a, u64 (*pass_a)(void *arg), void *arg_a
 void bench_runs_ratio(struct bench_runs *out, const struct bench_runs *num,
 		      const struct bench_runs *den);
 
+/* The first name of selection ("all" or a comma list) no benchmark has (length *len), or NULL. */
+const char *bench_first_unknown(const char *selection, size_t *len);
+
+/* The benchmarks' names, blank-separated, into buf (NUL-terminated, cut to size). */
+void bench_names(char *buf, size_t size);
+
 /* Run the benchmarks selection names ("all" or a comma list); 0 if all were found. */
 int bench_run(const char *selection);
 

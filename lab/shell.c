@@ -14,6 +14,7 @@
 #include "debugexit.h"
 #include "dma.h"
 #include "edu.h"
+#include "errno.h"
 #include "fbcon.h"
 #include "format.h"
 #include "kbd.h"
@@ -51,6 +52,35 @@ static bool number(const char *word, u64 *out)
 	return parse_u64(word, strlen(word), true, out, &why);
 }
 
+/*
+ * Print words (blank-separated) as lines "<cmd>:   <word> <word> ...",
+ * each under 72 characters after the timestamp: a list of valid choices.
+ */
+static void print_choices(const char *cmd, const char *words)
+{
+	char line[80];
+	size_t used = 0;
+
+	while (*words) {
+		const char *blank = strchr(words, ' ');
+		size_t len = blank ? (size_t)(blank - words) : strlen(words);
+
+		if (used && used + 1 + len > 64) {
+			printk("%s:   %s\n", cmd, line);
+			used = 0;
+		}
+		if (len >= sizeof(line) - used - 1)     /* one word longer than a line: cut it */
+			len = sizeof(line) - used - 2;
+		used += snprintf(line + used, sizeof(line) - used, "%s%.*s", used ? " " : "",
+				 (int)len, words);
+		words += len;
+		while (*words == ' ')
+			words++;
+	}
+	if (used)
+		printk("%s:   %s\n", cmd, line);
+}
+
 struct command {
 	const char *name, *usage, *help;
 	bool (*fn)(int argc, char **argv);
@@ -86,12 +116,24 @@ static bool cmd_cpus(int argc, char **argv)
 	return argc == 1;
 }
 
+/* acpi SIG: any case, as signatures are upper case ("srat" is the SRAT). */
 static bool cmd_acpi(int argc, char **argv)
 {
+	static char signatures[4 * 5 * 40];
+	char sig[5];
+
 	if (argc != 2 || strlen(argv[1]) != 4)
 		return false;
-	if (!acpi_dump(argv[1]))
-		printk("acpi: no table %s\n", argv[1]);
+	for (u32 i = 0; i < 4; i++) {
+		char c = argv[1][i];
+		sig[i] = c >= 'a' && c <= 'z' ? (char)(c - 'a' + 'A') : c;
+	}
+	sig[4] = 0;
+	if (!acpi_dump(sig)) {
+		printk("acpi: no table %s here; the tables this machine has:\n", sig);
+		acpi_table_signatures(signatures, sizeof(signatures));
+		print_choices("acpi", signatures);
+	}
 	return true;
 }
 
@@ -149,7 +191,34 @@ static bool cmd_storm(int argc, char **argv)
 		printk("storm: %s\n", why ? why : "bad CPU list");
 		return false;
 	}
-	cpumask_andnot(&cpus, &cpus, &hogs);    /* a hog CPU does not storm */
+	struct cpumask online = { { 0 } }, offline = { { 0 } }, online_asked;
+	char online_list[64];
+
+	for (u32 cpu = 0; cpu < nr_cpus; cpu++)
+		cpumask_set(percpu[cpu].online ? &online : &offline, cpu);
+	cpumask_format(&online, online_list, sizeof(online_list));
+	cpumask_andnot(&online_asked, &cpus, &offline);
+	if (cpumask_empty(&online_asked)) {
+		printk("storm: nothing ran: CPUS %s names no online CPU; CPUS from %s would storm\n",
+		       argc >= 3 ? argv[2] : "all", online_list);
+		return false;
+	}
+	cpumask_andnot(&cpus, &online_asked, &hogs);    /* a hog CPU does not storm */
+	if (cpumask_empty(&cpus)) {
+		struct cpumask could = { { 0 } };
+		char could_list[64];
+
+		cpumask_andnot(&could, &online, &hogs);
+		if (cpumask_empty(&could)) {
+			printk("storm: nothing ran: HOGS %s takes every online CPU (%s), and a hog "
+			       "does not storm\n", argv[3], online_list);
+			return false;
+		}
+		cpumask_format(&could, could_list, sizeof(could_list));
+		printk("storm: nothing ran: every online CPU of CPUS %s is in HOGS %s, and a hog "
+		       "does not storm; CPUS from %s would storm\n", argv[2], argv[3], could_list);
+		return false;
+	}
 	printk("storm: Ctrl-C stops it\n");
 	storm_run_watched(storm_default_where(), n, &cpus, &hogs, &r, ctrl_c_typed);
 	if (r.interrupted)
@@ -209,6 +278,19 @@ static bool cmd_pci(int argc, char **argv)
 	return argc == 1;
 }
 
+/* What a virtio_blk_read()/write() error means, in words. */
+static const char *blk_error(int err)
+{
+	switch (-err) {
+	case EINVAL: return "the device or driver refused the request";
+	case EIO: return "the device reported an I/O error";
+	case ENOMEM: return "no memory for the request";
+	case ENOSPC: return "the queue is full or being rebuilt; try again";
+	case ETIMEDOUT: return "the device did not answer in time";
+	default: return "an error";
+	}
+}
+
 /* blk | blk read SECTOR | blk write SECTOR BYTE */
 static bool cmd_blk(int argc, char **argv)
 {
@@ -216,24 +298,50 @@ static bool cmd_blk(int argc, char **argv)
 	static u8 sector[VIRTIO_BLK_SECTOR];
 	u64 s, byte = 0;
 
-	if (!vb) {
-		printk("blk: no virtio-blk device\n");
-		return true;
-	}
 	if (argc == 1) {
 		struct virtio_blk_stats st;
+
+		if (!vb) {
+			printk("blk: no virtio-blk device\n");
+			return true;
+		}
 		virtio_blk_get_stats(vb, &st);
 		printk("blk: %llu sectors; %llu requests, %llu bytes, %llu bounced, %llu interrupts\n",
 		       virtio_blk_capacity(vb), st.requests, st.bytes, st.bounced_bytes,
 		       st.interrupts);
 		return true;
 	}
-	if (argc < 3 || !number(argv[2], &s))
+	/* the arguments first: what is wrong with them is said with or without a disk */
+	bool is_read = !strcmp(argv[1], "read"), is_write = !strcmp(argv[1], "write");
+	if (!is_read && !is_write) {
+		printk("blk: no subcommand %s; read or write\n", argv[1]);
 		return false;
-	if (!strcmp(argv[1], "read") && argc == 3) {
+	}
+	if (argc != (is_read ? 3 : 4))
+		return false;
+	if (!number(argv[2], &s)) {
+		printk("blk: SECTOR %s is not a number\n", argv[2]);
+		return false;
+	}
+	if (is_write && (!number(argv[3], &byte) || byte > 0xff)) {
+		printk("blk: BYTE %s is not a byte: give 0 to 255 (0x0 to 0xff)\n", argv[3]);
+		return false;
+	}
+	if (!vb) {
+		printk("blk: no virtio-blk device\n");
+		return true;
+	}
+	u64 capacity = virtio_blk_capacity(vb);
+	if (s >= capacity) {
+		printk("blk: sector %llu is past the disk's end: the disk has %llu sectors of %u "
+		       "bytes (0 to %llu)\n", s, capacity, VIRTIO_BLK_SECTOR,
+		       capacity ? capacity - 1 : 0);
+		return false;
+	}
+	if (is_read) {
 		int err = virtio_blk_read(vb, s, sector, sizeof(sector));
 		if (err) {
-			printk("blk: read of sector %llu failed: %d\n", s, err);
+			printk("blk: read of sector %llu failed: %s (%d)\n", s, blk_error(err), err);
 			return true;
 		}
 		for (u32 off = 0; off < 64; off += 16) {
@@ -245,22 +353,40 @@ static bool cmd_blk(int argc, char **argv)
 		}
 		return true;
 	}
-	if (!strcmp(argv[1], "write") && argc == 4 && number(argv[3], &byte) && byte < 256) {
-		memset(sector, (int)byte, sizeof(sector));
-		int err = virtio_blk_write(vb, s, sector, sizeof(sector));
-		printk("blk: write of sector %llu: %s\n", s, err ? "failed" : "done");
-		return true;
-	}
-	return false;
+	memset(sector, (int)byte, sizeof(sector));
+	int err = virtio_blk_write(vb, s, sector, sizeof(sector));
+	if (err)
+		printk("blk: write of sector %llu: failed: %s (%d)\n", s, blk_error(err), err);
+	else
+		printk("blk: write of sector %llu: done\n", s);
+	return true;
 }
 
 /* Failed cases of the last `test` command: what a bare `exit` reports. */
 static int last_test_failed;
 
+/*
+ * A word that picks no suite or case runs nothing (a typo must not start a
+ * long run): it is named, the suites are listed, and the `exit` after it
+ * fails as the unknown word would have failed the run.
+ */
 static bool cmd_test(int argc, char **argv)
 {
+	static char names[2048];
+	const char *unknown;
+	size_t len;
+
 	if (argc != 2)
 		return false;
+	unknown = ktest_first_unmatched(argv[1], &len);
+	if (unknown) {
+		printk("test: no suite or case matches '%.*s'; nothing ran. The suites "
+		       "(all: every one; SUITE.CASE, * and ? pick cases):\n", (int)len, unknown);
+		ktest_suite_names(names, sizeof(names));
+		print_choices("test", names);
+		last_test_failed = 1;
+		return false;
+	}
 	last_test_failed = ktest_run(argv[1]);
 	printk("test: %d failed\n", last_test_failed);
 	results_begin("tests");         /* and as a QR code, to take home */
@@ -281,8 +407,20 @@ static bool cmd_dmesg(int argc, char **argv)
 
 static bool cmd_bench(int argc, char **argv)
 {
+	static char names[2048];
+	const char *unknown;
+	size_t len;
+
 	if (argc != 2)
 		return false;
+	unknown = bench_first_unknown(argv[1], &len);
+	if (unknown) {
+		printk("bench: no benchmark named '%.*s'; nothing ran. The benchmarks (or all):\n",
+		       (int)len, unknown);
+		bench_names(names, sizeof(names));
+		print_choices("bench", names);
+		return false;
+	}
 	bench_run(argv[1]);
 	return true;
 }
@@ -369,6 +507,10 @@ bool shell_execute(const char *line)
 	char buf[SHELL_LINE_MAX], *argv[SHELL_ARGS_MAX];
 	int argc = 0;
 
+	if (strlen(line) >= sizeof(buf)) {
+		printk("shell: the line is longer than %d characters; not run\n", SHELL_LINE_MAX - 1);
+		return false;
+	}
 	kstrlcpy(buf, line, sizeof(buf));
 	for (char *p = buf; *p;) {
 		while (*p == ' ' || *p == '\t')
@@ -482,6 +624,11 @@ static void replace_line(char *line, u32 *len, const char *with)
 	echo(line);
 }
 
+/*
+ * Read a line into line[SHELL_LINE_MAX + 1]: it keeps one character past
+ * the shell's limit, so that shell_execute() sees a line too long and says
+ * so rather than run what was cut; later characters are dropped unechoed.
+ */
 static void read_line(char *line)
 {
 	u32 len = 0, back = 0;          /* back: how far up the history we are */
@@ -526,7 +673,7 @@ static void read_line(char *line)
 			echo("^C\n");
 			line[0] = 0;
 			return;
-		} else if (c >= ' ' && c < 127 && len + 1 < SHELL_LINE_MAX) {
+		} else if (c >= ' ' && c < 127 && len < SHELL_LINE_MAX) {
 			char s[2] = { (char)c, 0 };
 			line[len++] = (char)c;
 			line[len] = 0;
@@ -537,14 +684,14 @@ static void read_line(char *line)
 
 void shell_run(void)
 {
-	char line[SHELL_LINE_MAX];
+	char line[SHELL_LINE_MAX + 1];
 
 	kbd_init();
 	printk("testbed shell: type help\n");
 	for (;;) {
 		echo("testbed> ");
 		read_line(line);
-		if (line[0] && (!history_count ||
+		if (line[0] && strlen(line) < SHELL_LINE_MAX && (!history_count ||
 				strcmp(line, history[(history_count - 1) % SHELL_HISTORY]))) {
 			kstrlcpy(history[history_count % SHELL_HISTORY], line, SHELL_LINE_MAX);
 			history_count++;

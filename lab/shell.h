@@ -21,7 +21,11 @@
 void shell_run(void);           /* does not return */
 bool shell_enabled(void);       /* shell=on (the default) */
 
-/* One command line, as if typed (for tests); returns false for an unknown or bad command. */
+/*
+ * One command line, as if typed (for tests); returns false for an unknown
+ * or bad command, and for a line of SHELL_LINE_MAX characters or more,
+ * which is not run (the shell says so; it never runs a line cut short).
+ */
 bool shell_execute(const char *line);
 
 #endif

@@ -115,9 +115,19 @@ def test_then_exit(machine, suite, after):
 
 def shell_keyboard(machine):
     """Type at the shell on whatever keyboard QEMU has (PS/2 on pc and
-    q35, usb-kbd where the topology adds one): a test command whose KTAP
-    report proves every character arrived, then `exit`."""
+    q35, usb-kbd where the topology adds one): a line past the shell's 127
+    characters, which must be refused in words rather than run cut short
+    (cut, it would be `help`); then a test command whose KTAP report
+    proves every character arrived, and `exit`."""
     prompt = machine.require(re.escape(PROMPT), 120, 'the shell prompt')
+    too_long = 'help' + ' ' * 125 + 'x'            # 130 characters, 6.5 s of keys
+    machine.qmp.send_text(too_long + '\n')
+    refused = machine.require(r'shell: the line is longer than 127 characters; not run', 20,
+                              'the shell refusing a 130-character line', prompt.end())
+    if re.search(r'this list', machine.log()[prompt.end():refused.start()]):
+        machine.fail('the 130-character line ran cut short, as `help`')
+    prompt = machine.require(re.escape(PROMPT), 10, 'the prompt after the long line',
+                             refused.end())
     test_then_exit(machine, 'vfs', prompt.start())
 
 
