@@ -1119,7 +1119,6 @@ static const struct ktest_case rcu_cases[] = {
 	KTEST(synchronize_rcu_waits_for_an_older_reader),
 	KTEST(late_callback_waits_for_a_whole_grace_period),
 	KTEST(rc4_hits_enfile),
-	KTEST(rc4_user_storm_hits_enfile_although_grace_periods_end),
 	KTEST(batch10k_hits_enfile_in_the_kernel),
 	KTEST(early_count_avoids_enfile_but_queue_grows),
 	KTEST(nothing_leaks),
@@ -1354,6 +1353,7 @@ static void an_interrupt_exit_runs_callbacks_for_2ms_and_one_more(struct ktest *
 }
 
 static const struct ktest_case rcu_bound_cases[] = {
+	KTEST(rc4_user_storm_hits_enfile_although_grace_periods_end),
 	KTEST(an_interrupt_exit_runs_callbacks_for_2ms_and_one_more),
 	KTEST(the_readme_fix_survives_a_hog),
 	KTEST(three_storms_and_a_hog_stay_within_twice_qhimark),

@@ -26,8 +26,8 @@ static void the_story_tells_both_bugs_and_fixes(struct ktest *t)
 	/*
 	 * rc4: ENFILE (Serge Belyshev, 15 Oct 2005). That grace periods end
 	 * meanwhile, with done callbacks waiting, holds in nearly every run but
-	 * not all (rcu.rc4_user_storm_hits_enfile_although_grace_periods_end
-	 * asserts it on a program that also works in user mode); the report
+	 * not all (rcu_bound.rc4_user_storm_hits_enfile_although_grace_periods_end
+	 * asserts it under -icount, on a program that also works in user mode); the report
 	 * shows this run's numbers.
 	 */
 	EXPECT_EQ(t, r.verdict[RCU_MODE_RC4], STORY_HITS_ENFILE);
