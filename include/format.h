@@ -34,4 +34,24 @@ size_t kstrlcpy(char *dst, const char *src, size_t size);
  */
 bool list_next(const char **cursor, const char **item, size_t *len);
 
+/*
+ * Build a list of words separated by blanks in buf (size bytes): start
+ * with words_start(), then words_add() each word; a word that does not
+ * fit is cut at the buffer's end, as snprintf() cuts, and words_add()
+ * returns false from then on: the list is full.
+ */
+struct words {
+	char *buf;
+	size_t size, used;              /* used may pass size: the list was cut */
+};
+
+static inline struct words words_start(char *buf, size_t size)
+{
+	if (size)
+		buf[0] = '\0';
+	return (struct words){ buf, size, 0 };
+}
+
+bool words_add(struct words *w, const char *word, size_t len);
+
 #endif

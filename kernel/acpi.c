@@ -341,15 +341,12 @@ const void *acpi_find(const char *sig, u32 *len)
 
 void acpi_table_signatures(char *buf, size_t size)
 {
-	size_t used = 0;
+	struct words sigs = words_start(buf, size);
 
-	if (!size)
-		return;
-	buf[0] = 0;
-	for (u32 i = 0; i < ntables && used < size; i++)
-		if (acpi_find(tables[i].sig, NULL) == tables[i].virt)  /* the first of its name */
-			used += snprintf(buf + used, size - used, "%s%.4s", used ? " " : "",
-					 tables[i].sig);
+	for (u32 i = 0; i < ntables; i++)
+		if (acpi_find(tables[i].sig, NULL) == tables[i].virt &&  /* the first of its name */
+		    !words_add(&sigs, tables[i].sig, 4))
+			break;
 }
 
 /* --- the tables we use, and one summary line each ------------------------------- */

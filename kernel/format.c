@@ -287,6 +287,15 @@ size_t kstrlcpy(char *dst, const char *src, size_t size)
 	return len;
 }
 
+bool words_add(struct words *w, const char *word, size_t len)
+{
+	if (w->used >= w->size)
+		return false;
+	w->used += snprintf(w->buf + w->used, w->size - w->used, "%s%.*s", w->used ? " " : "",
+			    (int)len, word);
+	return w->used < w->size;
+}
+
 bool list_next(const char **cursor, const char **item, size_t *len)
 {
 	const char *p = *cursor;

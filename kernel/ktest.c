@@ -330,18 +330,11 @@ const char *ktest_first_unmatched(const char *selection, size_t *len)
 
 void ktest_suite_names(char *buf, size_t size)
 {
-	size_t used = 0;
+	struct words names = words_start(buf, size);
 
-	if (!size)
-		return;
-	buf[0] = 0;
-	FOR_EACH_SUITE(s) {
-		if (used >= size)
+	FOR_EACH_SUITE(s)
+		if (!(*s)->manual && !words_add(&names, (*s)->name, strlen((*s)->name)))
 			break;
-		if ((*s)->manual)
-			continue;
-		used += snprintf(buf + used, size - used, "%s%s", used ? " " : "", (*s)->name);
-	}
 }
 
 int ktest_list(const char *selection)

@@ -172,13 +172,11 @@ const char *bench_first_unknown(const char *selection, size_t *len)
 
 void bench_names(char *buf, size_t size)
 {
-	size_t used = 0;
+	struct words names = words_start(buf, size);
 
-	if (!size)
-		return;
-	buf[0] = 0;
-	for (const struct bench *const *b = __start_benches; b < __stop_benches && used < size; b++)
-		used += snprintf(buf + used, size - used, "%s%s", used ? " " : "", (*b)->name);
+	for (const struct bench *const *b = __start_benches; b < __stop_benches; b++)
+		if (!words_add(&names, (*b)->name, strlen((*b)->name)))
+			break;
 }
 
 /*

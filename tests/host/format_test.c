@@ -593,6 +593,24 @@ static void list_next_walks_comma_lists(struct ktest *t)
 	EXPECT_STREQ(t, walk_list(",,,", out, sizeof(out)), "");
 }
 
+/* words_add(): blanks between words, a word cut at the end, then full. */
+static void words_fill_the_buffer_then_stop(struct ktest *t)
+{
+	char buf[12];
+	struct words w = words_start(buf, sizeof(buf));
+
+	EXPECT_STREQ(t, buf, "");
+	EXPECT_TRUE(t, words_add(&w, "rcu", 3));
+	EXPECT_TRUE(t, words_add(&w, "vmXX", 2));       /* only len bytes of the word */
+	EXPECT_STREQ(t, buf, "rcu vm");
+	EXPECT_FALSE(t, words_add(&w, "sched", 5));     /* cut: "rcu vm sche" */
+	EXPECT_STREQ(t, buf, "rcu vm sche");
+	EXPECT_FALSE(t, words_add(&w, "dma", 3));       /* full: nothing more */
+	EXPECT_STREQ(t, buf, "rcu vm sche");
+	w = words_start(buf, 0);                        /* no room at all: nothing written */
+	EXPECT_FALSE(t, words_add(&w, "x", 1));
+}
+
 static const struct ktest_case format_cases[] = {
 	KTEST(plain_text_copied),
 	KTEST(d_prints_signed_decimal),
@@ -656,6 +674,7 @@ static const struct ktest_case format_cases[] = {
 	KTEST(kstrlcpy_size_one_gives_empty),
 	KTEST(kstrlcpy_return_tells_truncation),
 	KTEST(list_next_walks_comma_lists),
+	KTEST(words_fill_the_buffer_then_stop),
 	{},
 };
 KTEST_SUITE(format, format_cases);
