@@ -403,7 +403,8 @@ test-clang: | deps
 
 # Each mutant (tests/mutants/*.patch) is a plausible bug; a test must kill it.
 # MUTANTS="rcu-*" runs only the mutants whose names match (globs).
-mutants: $(B)/testbed.iso $(B)/host/unit $(B)/sim/rcu_sim $(B)/check/rcu_check | deps
+mutants: $(B)/testbed.iso $(B)/host/unit $(B)/sim/rcu_sim $(B)/check/rcu_check \
+		$(FUZZ_TARGETS:%=$(B)/fuzz-replay/%) | deps
 	$(PYTHON) scripts/mutants.py $(MUTANTS)
 
 # The course (docs/labs/): a lab is a page and a patch, tests/labs/NAME.patch,

@@ -228,9 +228,16 @@ def apply(tree, files):
             f.write(text)
 
 
-# What a boot or a run leaves in build/ that is not build output: neither
-# copied into a worker's tree nor put back by reset_tree().
-NOT_BUILT = ('mutants', 'labs', 'logs', 'disks', 'vars', 'plots', 'qmp', 'mutant-*', 'lab-*')
+# What a boot or a run leaves in build/ that is not build output, and what
+# no mutant builds (libFuzzer's binaries, the clang kernel: three quarters
+# of build/'s files): neither copied into a worker's tree nor put back by
+# reset_tree(). Names at the top of build/ only.
+NOT_BUILT = ('mutants', 'labs', 'logs', 'disks', 'vars', 'plots', 'qmp', 'mutant-*', 'lab-*',
+             'fuzz', 'clang')
+
+
+def not_built(names):
+    return [n for n in names if any(fnmatch.fnmatchcase(n, p) for p in NOT_BUILT)]
 
 
 def copy_tree(tree):
@@ -245,8 +252,9 @@ def copy_tree(tree):
             continue
         os.makedirs(os.path.dirname(os.path.join(tree, path)), exist_ok=True)
         shutil.copy2(source, os.path.join(tree, path))
-    shutil.copytree(os.path.join(ROOT, 'build'), os.path.join(tree, 'build'),
-                    symlinks=True, ignore=shutil.ignore_patterns(*NOT_BUILT))
+    top = os.path.join(ROOT, 'build')
+    shutil.copytree(top, os.path.join(tree, 'build'), symlinks=True,
+                    ignore=lambda directory, names: not_built(names) if directory == top else [])
 
 
 def build_files(tree):
@@ -255,14 +263,20 @@ def build_files(tree):
     top = os.path.join(tree, 'build')
     for directory, subdirs, files in os.walk(top):
         if directory == top:
-            subdirs[:] = [d for d in subdirs if not any(
-                fnmatch.fnmatchcase(d, p) for p in NOT_BUILT)]
-            files = [f for f in files if not any(fnmatch.fnmatchcase(f, p) for p in NOT_BUILT)]
+            subdirs[:] = sorted(set(subdirs) - set(not_built(subdirs)))
+            files = sorted(set(files) - set(not_built(files)))
         for name in files:
             full = os.path.join(directory, name)
             info = os.lstat(full)
             found[os.path.relpath(full, top)] = (info.st_size, info.st_mtime_ns)
     return found
+
+
+@functools.lru_cache(maxsize=None)
+def clean_build_files():
+    """build_files() of the clean tree: its build does not change while
+    the mutants run (they build in their own trees), so it is read once."""
+    return build_files(ROOT)
 
 
 def reset_tree(tree, files):
@@ -272,7 +286,7 @@ def reset_tree(tree, files):
     finds nothing to do); outputs the clean build lacks are removed."""
     for path, _ in files:
         shutil.copy2(os.path.join(ROOT, path), os.path.join(tree, path))
-    clean, mine = build_files(ROOT), build_files(tree)
+    clean, mine = clean_build_files(), build_files(tree)
     for path in set(clean) | set(mine):
         if clean.get(path) == mine.get(path):
             continue
@@ -417,7 +431,7 @@ def run_tests(tree, name, headers, specs):
                             if done.returncode else ''})
         elif kind == 'matrix':
             only, _, glob = rest.partition(' --filter ')
-            run(['python3', 'tests/run.py', 'test', '--matrix', 'tests/matrix',
+            run([sys.executable, 'tests/run.py', 'test', '--matrix', 'tests/matrix',
                  '--only', only, '--json', out] + (['--filter', glob] if glob else []),
                 tree, timeout=900)
             found = read_json(out)
@@ -425,7 +439,7 @@ def run_tests(tree, name, headers, specs):
                 raise MutantError(f'"{spec}" picks no matrix boot: fix its "# run:" line')
             records += found
         elif kind == 'host':
-            run(['python3', 'tests/run.py', 'test', '--matrix', '/dev/null', '--host',
+            run([sys.executable, 'tests/run.py', 'test', '--matrix', '/dev/null', '--host',
                  'build/host/unit', '--filter', rest or 'all', '--json', out], tree,
                 timeout=600)
             found = read_json(out)
@@ -441,7 +455,7 @@ def run_tests(tree, name, headers, specs):
                 topology, plus, flags = topology.partition('+')   # story+nodebugexit
                 timeout = boot_timeout(headers, topology)
                 f.write(f'{name}-{i} {topology} bios {timeout} pass{plus}{flags} {args}\n')
-        run(['python3', 'tests/run.py', 'test', '--matrix', matrix, '--json', out], tree,
+        run([sys.executable, 'tests/run.py', 'test', '--matrix', matrix, '--json', out], tree,
             timeout=600)
         records += read_json(out)
     return records
