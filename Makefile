@@ -201,14 +201,16 @@ kernel-alone: $(B)/kernel-alone.elf
 # Each new kernel is then added by one xorriso call with those options:
 # 0.1 s of CPU instead of grub-mkrescue's 0.8 (the mutants rebuild the
 # ISO some 150 times). The options are read, not written here, so they
-# stay whatever this host's grub-mkrescue does.
+# stay whatever this host's grub-mkrescue does. GRUB's translations, fonts
+# and themes are left out: the menu is plain text on BIOS and UEFI alike,
+# and each ISO is 10 MB instead of 21 (xorriso writes it for every kernel).
 
 $(B)/grub/mkisofs: iso/grub.cfg | deps
 	$(quiet) GRUB $(B)/grub
 	$(Q)rm -rf $(B)/grub
 	$(Q)mkdir -p $(B)/grub/in/boot/grub
 	$(Q)cp iso/grub.cfg $(B)/grub/in/boot/grub/grub.cfg
-	$(Q)grub-mkrescue -o $(B)/grub/grub.iso $(B)/grub/in > $(B)/grub/grub-mkrescue.log 2>&1 || \
+	$(Q)grub-mkrescue --locales= --fonts= --themes= -o $(B)/grub/grub.iso $(B)/grub/in > $(B)/grub/grub-mkrescue.log 2>&1 || \
 		{ cat $(B)/grub/grub-mkrescue.log; exit 1; }
 	$(Q)xorriso -osirrox on -indev $(B)/grub/grub.iso -extract / $(B)/grub/tree \
 		> $(B)/grub/extract.log 2>&1 || { cat $(B)/grub/extract.log; exit 1; }

@@ -528,6 +528,15 @@ class Trees:
         self.free.put(tree)
 
 
+@functools.lru_cache(maxsize=None)
+def clean_version():
+    """The clean tree's version, as its Makefile computes it: given to each
+    mutant's make, which then runs no git of its own (a worker's tree has
+    no .git: git would search, and stat, the whole clean tree each time)."""
+    return subprocess.run(['git', 'describe', '--always', '--dirty'], cwd=ROOT,
+                          capture_output=True, text=True).stdout.strip() or 'unknown'
+
+
 def build(tree, specs):
     """Build in tree what these "# run:" lines need (make rebuilds only
     what changed); MutantError with the compiler's last line if it fails."""
@@ -537,7 +546,8 @@ def build(tree, specs):
         (['build/sim/rcu_sim'] if 'sim' in kinds else []) + \
         [f'build/fuzz-replay/{spec.split(" ", 1)[1]}' for spec in specs
          if spec.startswith('fuzz ')]
-    built = run(['make', '-s'] + targets, tree) if targets else None
+    built = run(['make', '-s', f'VERSION={clean_version()}'] + targets, tree) \
+        if targets else None
     if built and built.returncode:
         raise MutantError('does not build: ' +
                           (built.stderr.strip().splitlines() or ['?'])[-1])
