@@ -245,24 +245,46 @@ static void print_storm_row(const struct storm_result *storm, bool hog)
 	       storm->ms ? storm->iterations / storm->ms : storm->iterations);
 }
 
+/* The kernel thread's verdict: it has no hog to lose to, only its own loop. */
+static void print_kernel_verdict(const struct storm_result *storm)
+{
+	printk("  %-8s  %s\n", rcu_modes[storm->mode].name,
+	       storm->enfile_at < 0 ? "survives as a kernel thread" :
+	       storm->gps == 0 ? "hits ENFILE as a kernel thread: no grace period ended" :
+	       "hits ENFILE as a kernel thread, though grace periods ended");
+}
+
 static void print_storms(const struct story_result *res)
 {
+	static const char header[] =
+		"  mode      where   hog   iterations  ENFILE at  peak nr_files  peak qlen   GPs  k iter/s\n";
+
 	rule();
 	printk("Act 2. The open/close storm: %llu iterations on CPU %u, max_files %llu, HZ %llu\n",
 	       res->storm_iterations, res->storm_cpu, vfs_max_files(), hz);
-	printk("  Serge Belyshev's program in user mode, alone%s:\n",
-	       res->hog_storms_ran ? ", then against a kernel hog" : "");
-	printk("  mode      where   hog   iterations  ENFILE at  peak nr_files  peak qlen   GPs  k iter/s\n");
+	if (res->hog_storms_ran)
+		printk("  Serge Belyshev's program in user mode, alone, then against a kernel hog on\n"
+		       "  CPU %u (a thread that switches only when told to):\n", res->hog_cpu);
+	else
+		printk("  Serge Belyshev's program in user mode, alone (no CPU left for a hog):\n");
+	printk(header);
 	for (enum rcu_mode mode = 0; mode < RCU_NR_MODES; mode++)
 		print_storm_row(&res->alone[mode], false);
 	for (enum rcu_mode mode = 0; mode < RCU_NR_MODES && res->hog_storms_ran; mode++)
 		print_storm_row(&res->with_hog[mode], true);
+	printk("  Each mode's verdict on the program, from its rows above:\n");
 	for (enum rcu_mode mode = 0; mode < RCU_NR_MODES; mode++)
 		printk("  %-8s  %s\n", rcu_modes[mode].name, verdict_text[res->verdict[mode]]);
-	printk("  The article's scenario: the loop as a kernel thread, which passes a quiescent\n"
-	       "  state on its own only under fqs (at cond_resched()):\n");
+	printk("  The article's scenario: the same loop as a kernel thread, alone. It never\n"
+	       "  schedules on its own: count and every forcing make it switch above %llu\n"
+	       "  queued callbacks, and fqs also passes a quiescent state at cond_resched():\n",
+	       rcu_qhimark_value());
+	printk(header);
 	for (enum rcu_mode mode = 0; mode < RCU_NR_MODES; mode++)
 		print_storm_row(&res->in_kernel[mode], false);
+	printk("  Each mode's verdict on the kernel thread:\n");
+	for (enum rcu_mode mode = 0; mode < RCU_NR_MODES; mode++)
+		print_kernel_verdict(&res->in_kernel[mode]);
 }
 
 static const char *outcome(const struct story_dma *dma, const char *refused)

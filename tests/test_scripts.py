@@ -19,6 +19,7 @@ import check_commits  # noqa: E402
 import lab  # noqa: E402
 import mutants  # noqa: E402
 import plot  # noqa: E402
+import story_excerpt  # noqa: E402
 import tree_check  # noqa: E402
 
 KEPT = []           # the trees' folders, removed when the tests end
@@ -641,6 +642,51 @@ class CommitFormTest(unittest.TestCase):
 def tearDownModule():
     for folder in KEPT:
         folder.cleanup()
+
+
+class StoryExcerptTest(unittest.TestCase):
+    """The README's story against a boot's: words checked, numbers not."""
+    LOG = textwrap.dedent('''\
+        [    3.1] story: replaying both bugs
+        [    3.2] The 2.6.14 story, October 2005: two bugs, replayed on this machine
+        [    3.3]   rc4       user    no         49921      49921     0
+        [    3.4]   rc4       hits ENFILE alone: the 2005 bug
+        [    3.5]   rc5     0xad5000-0x4ad5000   1  yes
+        [    3.6] See docs/story.md. Try: make run
+        [    3.7] qr: end
+        ''')
+
+    def readme(self, body):
+        return f'intro\n{story_excerpt.BEGIN}\n```\n{body}\n```\n{story_excerpt.END}\nrest\n'
+
+    def test_the_report_is_cut_from_its_title_to_its_last_line(self):
+        lines = story_excerpt.report(self.LOG)
+        self.assertEqual(lines[0], 'The 2.6.14 story, October 2005: two bugs, replayed on this machine')
+        self.assertEqual(lines[-1], 'See docs/story.md. Try: make run')
+        self.assertEqual(len(lines), 5)
+
+    def test_other_numbers_pass_and_another_verdict_fails(self):
+        log = story_excerpt.report(self.LOG)
+        same = [line.replace('49921', '200176').replace('0xad5000', '0xb00000') for line in log]
+        self.assertEqual(story_excerpt.differences(same, log), [])
+        other = [line.replace('hits ENFILE alone', 'survives alone') for line in log]
+        self.assertNotEqual(story_excerpt.differences(other, log), [])
+        fewer = log[:-2] + log[-1:]
+        self.assertNotEqual(story_excerpt.differences(fewer, log), [])
+
+    def test_write_then_check_agree_and_keep_the_rest(self):
+        log = story_excerpt.report(self.LOG)
+        text = story_excerpt.rewritten(self.readme('old'), log)
+        before, lines, after = story_excerpt.block(text)
+        self.assertEqual((before, lines, after), ('intro\n', log, '\nrest\n'))
+
+    def test_a_log_without_the_story_or_a_readme_without_the_block_says_so(self):
+        with self.assertRaises(story_excerpt.ExcerptError):
+            story_excerpt.report('[ 1.0] kernel starting\n')
+        with self.assertRaises(story_excerpt.ExcerptError):
+            story_excerpt.report(self.LOG.replace('See docs', 'Read docs'))
+        with self.assertRaises(story_excerpt.ExcerptError):
+            story_excerpt.block('no block here\n')
 
 
 if __name__ == '__main__':
