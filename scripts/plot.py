@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 """plot.py - make plot: the storm over time, per RCU policy, as PNG plots.
 
-Boots the story topology with storm.trace=on (the story runs the storm
+Boots story-icount (make run's machine) with storm.trace=on (the story runs the storm
 under every RCU mode: in user mode alone and against a hog, then as a
 kernel thread), reads the "storm-trace:" CSV blocks from the serial log,
 and draws with gnuplot:
@@ -139,7 +139,7 @@ def gnuplot(names, limit):
 def main():
     os.makedirs(os.path.join(run.ROOT, PLOTS), exist_ok=True)
     os.makedirs(os.path.join(run.ROOT, 'build/logs'), exist_ok=True)
-    topo = run.load_topology(os.environ.get('TOPO') or 'story')
+    topo = run.load_topology(os.environ.get('TOPO') or 'story-icount')
     cmd = run.boot_command(run.find_qemu(), topo, topo.firmware, os.environ.get('ACCEL') or 'tcg',
                            False, ARGS, f'file:{LOG}', 'none', 'plot', menu=False)
     print('plot: booting', topo.name, 'with', ARGS, flush=True)
