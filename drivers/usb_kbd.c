@@ -203,7 +203,7 @@ void usb_kbd_poll(void)
 			memcpy(kbd.prev, report, sizeof(report));
 		kbd.reports++;
 	}
-	usb_interrupt_queue(dev, REPORT_OFF, report_len());
+	usb_interrupt_next(dev, REPORT_OFF, report_len());
 }
 
 int usb_kbd_getc(void)

@@ -29,7 +29,9 @@
  * that request's TRBs (ring_event()); the driver never writes a TRB the
  * controller still owns (a timed-out request's stay its own until an
  * event passes them: a request that does not fit fails at once); a failed
- * enumeration gives its slot back (Disable Slot); every address given to the controller was allocated by
+ * enumeration gives its slot back (Disable Slot); an interrupt read that
+ * halted its endpoint is followed by Reset Endpoint and Set TR Dequeue
+ * Pointer before the next (usb_interrupt_next()); every address given to the controller was allocated by
  * dma_coherent() below, which records it in hc->dma[] and uses the
  * controller's masks (AC64). Only one thread drives a controller at a time
  * (the boot, then the shell): there is no lock.
@@ -407,6 +409,70 @@ void usb_interrupt_queue(struct usb_device *dev, u32 off, u32 len)
 	dev->ep_in.td = dev->ep_in.pos.enq;
 	ring_put(&dev->ep_in, dev->buf_dma + off, len, TRB_TYPE(TRB_NORMAL) | TRB_IOC | TRB_ISP);
 	ring_doorbell(dev->hc, dev->slot, dev->ep_in_dci);
+}
+
+/* Does this completion code halt the endpoint (xHCI 1.2, 4.10.2: babble, transaction, stall, split)? */
+static bool halts(u8 code)
+{
+	return code == CC_BABBLE || code == CC_TRANSACTION_ERR || code == CC_STALL ||
+	       code == CC_SPLIT_ERR;
+}
+
+/*
+ * A halted interrupt IN endpoint, taken back (xHCI 1.2, 4.6.8 and
+ * 4.6.10): Reset Endpoint moves it from Halted to Stopped, and Set TR
+ * Dequeue Pointer moves the controller's dequeue pointer past the failed
+ * TD, to the driver's enqueue position and cycle state, so that it owns
+ * nothing on the ring. A STALL is the device's own halt too, which only
+ * CLEAR_FEATURE(ENDPOINT_HALT) to the endpoint lifts (USB 2.0, 9.4.1 and
+ * 9.4.5), as Linux's usb_clear_halt() does.
+ */
+static bool recover_interrupt_in(struct usb_device *dev, u8 code)
+{
+	struct xhci *hc = dev->hc;
+	u32 dci = dev->ep_in_dci;
+	u32 target = (u32)dev->slot << 24 | dci << 16;
+	dma_addr_t deq = dev->ep_in.dma + (u64)dev->ep_in.pos.enq * sizeof(struct xhci_trb);
+
+	u8 cc = xhci_command(hc, 0, TRB_TYPE(TRB_RESET_EP) | target, NULL);
+	if (cc == CC_SUCCESS)
+		cc = xhci_command(hc, deq | (dev->ep_in.pos.cycle ? 1 : 0),
+				  TRB_TYPE(TRB_SET_TR_DEQUEUE) | target, NULL);
+	if (cc != CC_SUCCESS) {
+		pr_err("xhci: %s: slot %u: the interrupt endpoint did not come back after code %u "
+		       "(command code %u)\n", hc->pci->name, dev->slot, code, cc);
+		return false;
+	}
+	dev->ep_in.deq = dev->ep_in.pos.enq;
+	if (code == CC_STALL &&
+	    usb_control(dev, 0x02, 1, 0, (u16)(0x80 | (dci - 1) / 2), 0) != CC_SUCCESS)
+		pr_warn("xhci: %s: slot %u: CLEAR_FEATURE(ENDPOINT_HALT) failed\n", hc->pci->name,
+			dev->slot);
+	dev->ep_in_recoveries++;
+	pr_info("xhci: %s: slot %u: the interrupt endpoint halted (code %u): reset, reading again\n",
+		hc->pci->name, dev->slot, code);
+	return true;
+}
+
+bool usb_interrupt_next(struct usb_device *dev, u32 off, u32 len)
+{
+	u8 code = dev->ev[dev->ep_in_dci].code;
+
+	if (dev->ep_in_failures >= XHCI_EP_FAILURES)
+		return false;
+	if (code == CC_SUCCESS || code == CC_SHORT_PACKET) {
+		dev->ep_in_failures = 0;
+	} else if (++dev->ep_in_failures == XHCI_EP_FAILURES) {
+		pr_err("xhci: %s: slot %u: %u reads of the interrupt endpoint failed in a row "
+		       "(last code %u): no longer read\n", dev->hc->pci->name, dev->slot,
+		       XHCI_EP_FAILURES, code);
+		return false;
+	} else if (halts(code) && !recover_interrupt_in(dev, code)) {
+		dev->ep_in_failures = XHCI_EP_FAILURES;
+		return false;
+	}
+	usb_interrupt_queue(dev, off, len);
+	return true;
 }
 
 bool usb_configure_interrupt_in(struct usb_device *dev, u8 config_value, u8 ep, u16 mps,

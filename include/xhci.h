@@ -58,6 +58,8 @@
 #define TRB_ADDRESS_DEVICE 11
 #define TRB_CONFIGURE_EP   12
 #define TRB_EVALUATE_CTX   13
+#define TRB_RESET_EP       14
+#define TRB_SET_TR_DEQUEUE 16
 #define TRB_NOOP_CMD       23
 #define TRB_TRANSFER_EVENT 32
 #define TRB_CMD_COMPLETION 33
@@ -75,6 +77,10 @@
 
 /* Completion codes (xHCI 1.2, 6.4.5) */
 #define CC_SUCCESS         1
+#define CC_BABBLE          3
+#define CC_TRANSACTION_ERR 4
+#define CC_STALL           6
+#define CC_SPLIT_ERR       18
 #define CC_SHORT_PACKET    13
 
 struct xhci_trb {
@@ -318,6 +324,8 @@ struct usb_device {
 	struct xhci_ring ep0;
 	struct xhci_ring ep_in;         /* one interrupt IN endpoint, once configured */
 	u8 ep_in_dci;                   /* its device context index, 0 until configured */
+	u32 ep_in_failures;             /* its reads that failed in a row (usb_interrupt_next()) */
+	u32 ep_in_recoveries;           /* times it was halted and taken back (Reset Endpoint) */
 	u8 *buf;                        /* a page for control data and interrupt reports */
 	dma_addr_t buf_dma;
 	struct xhci_ep_event ev[32];    /* per DCI */
@@ -393,6 +401,17 @@ bool usb_configure_interrupt_in(struct usb_device *dev, u8 config_value, u8 ep, 
 
 /* Queue one read of len bytes (into dev->buf + off) on the interrupt IN endpoint. */
 void usb_interrupt_queue(struct usb_device *dev, u32 off, u32 len);
+
+/*
+ * After the interrupt IN endpoint's last event: if it failed in a way
+ * that halts the endpoint (a STALL, a transaction error, babble), take
+ * the endpoint back (Reset Endpoint, Set TR Dequeue Pointer, and for a
+ * STALL the device's CLEAR_FEATURE(ENDPOINT_HALT)); then queue the next
+ * read, as usb_interrupt_queue(). After XHCI_EP_FAILURES failures in a
+ * row it gives up, says so once, and queues nothing: false.
+ */
+#define XHCI_EP_FAILURES 8
+bool usb_interrupt_next(struct usb_device *dev, u32 off, u32 len);
 
 /* Root port n's protocol, "usb2", "usb3" or "usb?" */
 const char *xhci_port_protocol(const struct xhci *hc, u32 port);

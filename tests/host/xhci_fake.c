@@ -52,6 +52,7 @@ struct ring {
 	u64 deq;
 	bool ccs, set;
 	u64 last;               /* the TRB its last honest answer named */
+	bool halted, stopped;   /* an endpoint's state besides Running (xHCI 1.2, 4.8.3) */
 };
 
 struct pending {
@@ -232,9 +233,10 @@ static void take_endpoint(u32 slot, u32 dci, const u32 *ep)
 		memcpy(ctx(out, dci), ep, 20);
 }
 
-static u8 command(u32 type, u32 slot, u64 param, u32 *slot_out)
+static u8 command(u32 type, u32 slot, u32 dci, u64 param, u32 *slot_out)
 {
 	bool valid = slot >= 1 && slot <= XFAKE_SLOTS && x.slot[slot].used;
+	struct ring *ep = valid && dci >= 1 && dci < 32 ? &x.slot[slot].ep[dci] : NULL;
 
 	xfake_counts.commands[type & 63]++;
 	*slot_out = slot;
@@ -283,6 +285,19 @@ static u8 command(u32 type, u32 slot, u64 param, u32 *slot_out)
 		return CC_SUCCESS;
 	case TRB_EVALUATE_CTX:
 		return valid ? CC_SUCCESS : XCC_SLOT_NOT_ENABLED;
+	case TRB_RESET_EP:
+		if (!ep || !ep->set || !ep->halted)
+			return valid ? XCC_CONTEXT_STATE : XCC_SLOT_NOT_ENABLED;
+		ep->halted = false;
+		ep->stopped = true;
+		return CC_SUCCESS;
+	case TRB_SET_TR_DEQUEUE:
+		if (!ep || !ep->set || !ep->stopped)
+			return valid ? XCC_CONTEXT_STATE : XCC_SLOT_NOT_ENABLED;
+		ep->deq = param & ~0xfull;
+		ep->ccs = param & 1;
+		ep->stopped = false;            /* runs again at its doorbell */
+		return CC_SUCCESS;
 	case TRB_NOOP_CMD:
 		return CC_SUCCESS;
 	}
@@ -298,7 +313,8 @@ static void run_commands(void)
 	while ((t = fetch(&x.cmd))) {
 		u64 at = x.cmd.deq;
 		u32 slot_out;
-		u8 code = command(TRB_TYPE_OF(t->control), t->control >> 24, t->param, &slot_out);
+		u8 code = command(TRB_TYPE_OF(t->control), t->control >> 24, t->control >> 16 & 0x1f,
+				  t->param, &slot_out);
 		x.cmd.deq += 16;
 		answer(&x.cmd, at, (u32)code << 24, TRB_CMD_COMPLETION, slot_out, 0);
 	}
@@ -315,6 +331,8 @@ static u32 control(u32 port, u64 setup, u8 *data, u32 len)
 	const u8 *from = NULL;
 	u32 n = 0;
 
+	if (reqtype == 0x02 && req == 1 && value == 0)
+		xfake_counts.clear_halts++;     /* CLEAR_FEATURE(ENDPOINT_HALT) */
 	if (reqtype == 0x80 && req == 6 && value >> 8 == 1) {
 		from = p->device;
 		n = sizeof(p->device);
@@ -335,6 +353,36 @@ static u32 port_of(u32 slot)
 	return out ? (ctx(out, 0)[1] >> 16 & 0xff) : 0;
 }
 
+/*
+ * An interrupt read (a normal TRB) on (slot, dci): made to fail, it halts
+ * the endpoint, its dequeue pointer left on the TRB; with a report
+ * waiting, the report; else false: the device NAKs and the TRB stays.
+ */
+static bool interrupt_read(struct ring *r, const struct xhci_trb *t, u32 slot, u32 dci)
+{
+	u32 port = port_of(slot);
+	struct xfake_port *p = port >= 1 && port <= XFAKE_PORTS ? &xfake_ports[port] : NULL;
+	u32 len = t->status & 0x1ffff;
+
+	if (xfake_faults.interrupt_fails) {
+		xfake_faults.interrupt_fails--;
+		r->halted = true;
+		u8 code = xfake_faults.interrupt_code ? xfake_faults.interrupt_code : XCC_STALL;
+		answer(r, r->deq, (u32)code << 24 | len, TRB_TRANSFER_EVENT, slot, dci);
+		return true;
+	}
+	if (!p || !p->reports_waiting)
+		return false;
+	u32 n = len < sizeof(p->report) ? len : sizeof(p->report);
+	memcpy(host(t->param), p->report, n);
+	p->reports_waiting--;
+	xfake_counts.reports++;
+	u64 at = r->deq;
+	r->deq += 16;
+	answer(r, at, (u32)CC_SUCCESS << 24 | (len - n), TRB_TRANSFER_EVENT, slot, dci);
+	return true;
+}
+
 /* Take the TDs on (slot, dci): a control TD is setup, data, status; a normal TRB waits for a report. */
 static void run_endpoint(u32 slot, u32 dci)
 {
@@ -345,11 +393,14 @@ static void run_endpoint(u32 slot, u32 dci)
 
 	if (!x.running || xfake_faults.frozen || slot > XFAKE_SLOTS || !x.slot[slot].used || dci > 31)
 		return;
-	while ((t = fetch(r))) {
+	while (!r->halted && !r->stopped && (t = fetch(r))) {
 		u32 type = TRB_TYPE_OF(t->control);
 		u64 at = r->deq;
-		if (type == TRB_NORMAL)
-			return;                 /* no report: the device NAKs, the TRB stays */
+		if (type == TRB_NORMAL) {
+			if (!interrupt_read(r, t, slot, dci))
+				return;         /* no report: the device NAKs, the TRB stays */
+			continue;
+		}
 		r->deq += 16;
 		if (type == TRB_SETUP) {
 			setup = t->param;

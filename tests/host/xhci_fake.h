@@ -15,7 +15,13 @@
  *
  * Behind each root port sits a USB device that answers GET_DESCRIPTOR
  * (device, configuration) with the bytes in struct xfake_port and takes
- * every other control request.
+ * every other control request; its interrupt IN endpoint answers a read
+ * with the port's report while reports_waiting lasts, and NAKs after.
+ * An interrupt read made to fail (interrupt_fails) halts its endpoint,
+ * as xHCI 1.2, 4.10.2 says: the controller then fetches nothing from it
+ * until Reset Endpoint (Halted -> Stopped) and Set TR Dequeue Pointer
+ * (Stopped, the new dequeue pointer and cycle state), and answers either
+ * command out of turn with a Context State Error.
  *
  * An honest answer is posted answer_delay udelay() calls after the
  * doorbell, in order. A lie is posted at once and carries
@@ -56,6 +62,8 @@ struct xfake_faults {
 	u8 enable_slot_id;      /* != 0: Enable Slot names this slot id */
 	u8 xfer_code;           /* != 0: control transfers answer this completion code */
 	u32 residual_extra;     /* added to every transfer event's residual: a wrong length */
+	u32 interrupt_fails;    /* the next n interrupt reads fail with interrupt_code, and halt */
+	u8 interrupt_code;      /* their completion code (XCC_STALL if 0) */
 	/* fuzzing: when set, each answer asks it for a byte saying how to lie (0: honestly) */
 	u8 (*script)(void);
 };
@@ -68,6 +76,8 @@ struct xfake_counts {
 	u32 lies;                       /* lies posted */
 	u32 events_dropped;             /* the event ring was full */
 	u32 udelays;
+	u32 reports;                    /* interrupt reads answered with a report */
+	u32 clear_halts;                /* CLEAR_FEATURE(ENDPOINT_HALT) requests taken */
 };
 
 /* A USB device behind a root port: what it answers. */
@@ -77,6 +87,8 @@ struct xfake_port {
 	u8 device[18];                  /* its device descriptor */
 	u8 config[64];                  /* its configuration descriptor */
 	u32 config_len;
+	u8 report[8];                   /* what its next interrupt read returns ... */
+	u32 reports_waiting;            /* ... this many times; none: it NAKs */
 };
 
 extern struct xfake_faults xfake_faults;
@@ -101,5 +113,6 @@ void xfake_kick(void);
 #define XCC_STALL             6
 #define XCC_NO_SLOTS          9
 #define XCC_SLOT_NOT_ENABLED  11
+#define XCC_CONTEXT_STATE     19
 
 #endif

@@ -149,6 +149,85 @@ static void transfers_never_lap_an_endpoint_that_stopped(struct ktest *t)
 	xfake_stop();
 }
 
+/* The next event on the keyboard's interrupt endpoint; false if none comes (the fake's ticks run out). */
+static bool next_interrupt_event(struct usb_device *dev, u32 *seen)
+{
+	for (u32 i = 0; i < 1000; i++) {
+		xhci_poll(dev->hc);
+		if (dev->ev[dev->ep_in_dci].count != *seen) {
+			*seen = dev->ev[dev->ep_in_dci].count;
+			return true;
+		}
+		udelay(1);
+	}
+	return false;
+}
+
+/*
+ * The keyboard's loop (usb_kbd_poll()): wait for the read's event, then
+ * usb_interrupt_next(). A STALL, then transaction errors, each halt the
+ * endpoint; each time it is taken back and the reports go on, round the
+ * ring's link TRB more than once (Set TR Dequeue Pointer's cycle bit).
+ */
+static void a_halted_interrupt_endpoint_is_taken_back(struct ktest *t)
+{
+	static const u8 key_a[8] = { 0, 0, 0x04 };
+	struct xhci *hc = start(1);
+
+	ASSERT_TRUE(t, hc != NULL && hc->slots[1] != NULL);
+	struct usb_device *dev = hc->slots[1];
+	ASSERT_TRUE(t, usb_configure_interrupt_in(dev, 1, 0x81, 8, 10));
+	memcpy(xfake_ports[1].report, key_a, sizeof(key_a));
+	u32 seen = 0, reports = 0;
+	usb_interrupt_queue(dev, 0x100, 8);
+	for (u32 i = 0; i < 3 * XHCI_XFER_TRBS; i++) {
+		if (i % 5 == 1) {               /* a STALL, then transaction errors */
+			xfake_faults.interrupt_fails = 1;
+			xfake_faults.interrupt_code = i == 1 ? XCC_STALL : XCC_TRANSACTION_ERROR;
+		} else {
+			xfake_ports[1].reports_waiting = 1;
+		}
+		xfake_kick();
+		ASSERT_TRUE(t, next_interrupt_event(dev, &seen));
+		u8 code = dev->ev[dev->ep_in_dci].code;
+		if (code == CC_SUCCESS) {
+			reports++;
+			EXPECT_EQ(t, dev->buf[0x102], 0x04);
+			dev->buf[0x102] = 0;
+		} else {
+			EXPECT_EQ(t, code, i == 1 ? XCC_STALL : XCC_TRANSACTION_ERROR);
+		}
+		ASSERT_TRUE(t, usb_interrupt_next(dev, 0x100, 8));
+	}
+	u32 halts = (3 * XHCI_XFER_TRBS + 3) / 5;
+	EXPECT_EQ(t, reports, 3 * XHCI_XFER_TRBS - halts);
+	EXPECT_EQ(t, dev->ep_in_recoveries, halts);
+	EXPECT_EQ(t, xfake_counts.commands[TRB_RESET_EP], halts);
+	EXPECT_EQ(t, xfake_counts.commands[TRB_SET_TR_DEQUEUE], halts);
+	EXPECT_EQ(t, xfake_counts.clear_halts, 1);      /* the STALL only: the device's own halt */
+	EXPECT_TRUE(t, host_log_has("the interrupt endpoint halted (code 6): reset, reading again"));
+	xfake_stop();
+}
+
+/* An endpoint that fails every read is given up after XHCI_EP_FAILURES in a row, and said so. */
+static void an_endpoint_that_always_fails_is_given_up(struct ktest *t)
+{
+	struct xhci *hc = start(1);
+
+	ASSERT_TRUE(t, hc != NULL && hc->slots[1] != NULL);
+	struct usb_device *dev = hc->slots[1];
+	ASSERT_TRUE(t, usb_configure_interrupt_in(dev, 1, 0x81, 8, 10));
+	xfake_faults.interrupt_fails = 1000;
+	u32 seen = 0, reads = 1;
+	usb_interrupt_queue(dev, 0x100, 8);
+	while (reads < 100 && next_interrupt_event(dev, &seen) && usb_interrupt_next(dev, 0x100, 8))
+		reads++;
+	EXPECT_EQ(t, reads, XHCI_EP_FAILURES);
+	EXPECT_TRUE(t, host_log_has("8 reads of the interrupt endpoint failed in a row"));
+	EXPECT_FALSE(t, usb_interrupt_next(dev, 0x100, 8));     /* and stays given up */
+	xfake_stop();
+}
+
 /* Three slots, four devices: three fail to enumerate, and the fourth still gets a slot. */
 static void a_failed_enumeration_disables_its_slot(struct ktest *t)
 {
@@ -173,6 +252,8 @@ static void a_failed_enumeration_disables_its_slot(struct ktest *t)
 }
 
 static const struct ktest_case xhci_host_cases[] = {
+	KTEST(a_halted_interrupt_endpoint_is_taken_back),
+	KTEST(an_endpoint_that_always_fails_is_given_up),
 	KTEST(an_honest_controller_enumerates_its_keyboard),
 	KTEST(an_event_for_another_trb_completes_no_request),
 	KTEST(a_duplicate_completion_completes_nothing),
