@@ -425,7 +425,12 @@ static bool halts(u8 code)
  * TD, to the driver's enqueue position and cycle state, so that it owns
  * nothing on the ring. A STALL is the device's own halt too, which only
  * CLEAR_FEATURE(ENDPOINT_HALT) to the endpoint lifts (USB 2.0, 9.4.1 and
- * 9.4.5), as Linux's usb_clear_halt() does.
+ * 9.4.5), and which resets the device's data toggle: the controller's is
+ * reset with it. After a transaction error the device did not halt and
+ * kept its toggle, so the controller keeps its own: Reset Endpoint with
+ * Transfer State Preserve, Linux's soft retry (Mathias Nyman, "xhci: add
+ * TSP bitflag to TRB tracing", 2019: "xhci driver is using TSP for soft
+ * retry").
  */
 static bool recover_interrupt_in(struct usb_device *dev, u8 code)
 {
@@ -434,7 +439,9 @@ static bool recover_interrupt_in(struct usb_device *dev, u8 code)
 	u32 target = (u32)dev->slot << 24 | dci << 16;
 	dma_addr_t deq = dev->ep_in.dma + (u64)dev->ep_in.pos.enq * sizeof(struct xhci_trb);
 
-	u8 cc = xhci_command(hc, 0, TRB_TYPE(TRB_RESET_EP) | target, NULL);
+	u32 soft = code == CC_TRANSACTION_ERR ? TRB_TSP : 0;
+
+	u8 cc = xhci_command(hc, 0, TRB_TYPE(TRB_RESET_EP) | soft | target, NULL);
 	if (cc == CC_SUCCESS)
 		cc = xhci_command(hc, deq | (dev->ep_in.pos.cycle ? 1 : 0),
 				  TRB_TYPE(TRB_SET_TR_DEQUEUE) | target, NULL);

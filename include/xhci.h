@@ -70,6 +70,7 @@
 #define TRB_ISP            (1u << 2)
 #define TRB_IOC            (1u << 5)
 #define TRB_IDT            (1u << 6)
+#define TRB_TSP            (1u << 9)    /* Reset Endpoint: Transfer State Preserve (soft) */
 #define TRB_EVENT_DATA     (1u << 2)    /* a transfer event's ED: its parameter is no TRB pointer */
 #define TRB_TYPE(t)        ((u32)(t) << 10)
 #define TRB_TYPE_OF(c)     (((c) >> 10) & 0x3f)

@@ -315,6 +315,9 @@ static void run_commands(void)
 		u32 slot_out;
 		u8 code = command(TRB_TYPE_OF(t->control), t->control >> 24, t->control >> 16 & 0x1f,
 				  t->param, &slot_out);
+		if (TRB_TYPE_OF(t->control) == TRB_RESET_EP && code == CC_SUCCESS &&
+		    t->control & TRB_TSP)
+			xfake_counts.soft_resets++;
 		x.cmd.deq += 16;
 		answer(&x.cmd, at, (u32)code << 24, TRB_CMD_COMPLETION, slot_out, 0);
 	}

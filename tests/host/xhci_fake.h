@@ -78,6 +78,7 @@ struct xfake_counts {
 	u32 udelays;
 	u32 reports;                    /* interrupt reads answered with a report */
 	u32 clear_halts;                /* CLEAR_FEATURE(ENDPOINT_HALT) requests taken */
+	u32 soft_resets;                /* Reset Endpoint commands with Transfer State Preserve */
 };
 
 /* A USB device behind a root port: what it answers. */

@@ -167,7 +167,9 @@ static bool next_interrupt_event(struct usb_device *dev, u32 *seen)
  * The keyboard's loop (usb_kbd_poll()): wait for the read's event, then
  * usb_interrupt_next(). A STALL, then transaction errors, each halt the
  * endpoint; each time it is taken back and the reports go on, round the
- * ring's link TRB more than once (Set TR Dequeue Pointer's cycle bit).
+ * ring's link TRB more than once (Set TR Dequeue Pointer's cycle bit);
+ * the STALL resets the data toggle on both sides, a transaction error on
+ * neither (Transfer State Preserve).
  */
 static void a_halted_interrupt_endpoint_is_taken_back(struct ktest *t)
 {
@@ -205,6 +207,7 @@ static void a_halted_interrupt_endpoint_is_taken_back(struct ktest *t)
 	EXPECT_EQ(t, xfake_counts.commands[TRB_RESET_EP], halts);
 	EXPECT_EQ(t, xfake_counts.commands[TRB_SET_TR_DEQUEUE], halts);
 	EXPECT_EQ(t, xfake_counts.clear_halts, 1);      /* the STALL only: the device's own halt */
+	EXPECT_EQ(t, xfake_counts.soft_resets, halts - 1);      /* the transaction errors keep the toggle */
 	EXPECT_TRUE(t, host_log_has("the interrupt endpoint halted (code 6): reset, reading again"));
 	xfake_stop();
 }
